@@ -1,0 +1,352 @@
+package protocol
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// FrameError is a non-fatal decoding failure of one frame: the frame is
+// skipped and the connection keeps working. Code is always PROTOCOL_ERROR and
+// Message is what the server sends back in an [ErrorFrame].
+type FrameError struct {
+	RequestID string // echoed when the frame carried one (version errors)
+	Message   string
+}
+
+// Error implements error.
+func (e *FrameError) Error() string { return e.Message }
+
+// IsFrameError reports whether err is a non-fatal *[FrameError].
+func IsFrameError(err error) bool {
+	var fe *FrameError
+	return errors.As(err, &fe)
+}
+
+// Frame returns the error frame that reports e to the peer.
+func (e *FrameError) Frame() *ErrorFrame { return NewError(e.RequestID, e.Message) }
+
+// Encode marshals msg as one NDJSON line (with the trailing newline). It
+// stamps protocol: 1 on msg unless it already carries a protocol value, so a
+// frame must not be encoded from two goroutines at once.
+func Encode(msg Message) ([]byte, error) {
+	if msg.version() == nil {
+		msg.setVersion(ProtocolVersion)
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s frame: %w", msg.FrameType(), err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Writer writes frames to an io.Writer, one Write call per frame; it is safe
+// for concurrent use.
+type Writer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write encodes and writes one frame.
+func (w *Writer) Write(msg Message) error {
+	b, err := Encode(msg)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.w.Write(b)
+	return err
+}
+
+// Reader reads NDJSON frames from a stream. It never panics on its input:
+// several frames in one read, a frame split across reads and blank lines are
+// all handled; a bad frame gives a *[FrameError] and reading goes on.
+type Reader struct {
+	br      *bufio.Reader
+	max     int
+	line    []byte
+	discard bool // inside an oversized frame: drop bytes up to the next newline
+}
+
+// NewReader returns a Reader on r with the [MaxFrameBytes] limit.
+func NewReader(r io.Reader) *Reader { return NewReaderSize(r, MaxFrameBytes) }
+
+// NewReaderSize returns a Reader with a custom frame limit (for tests).
+func NewReaderSize(r io.Reader, maxFrame int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64*1024), max: maxFrame}
+}
+
+// Next returns the next frame. A *[FrameError] reports one bad frame and is
+// not fatal; any other error (io.EOF included) ends the stream.
+func (r *Reader) Next() (Message, error) {
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return Decode(line)
+	}
+}
+
+// readLine returns the next line without its newline, or a *FrameError for
+// an oversized frame (whose remaining bytes are then skipped).
+func (r *Reader) readLine() ([]byte, error) {
+	r.line = r.line[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if r.discard {
+			switch {
+			case err == nil: // the end of the oversized frame
+				r.discard = false
+			case errors.Is(err, bufio.ErrBufferFull):
+			default:
+				return nil, err
+			}
+			continue
+		}
+		n := len(r.line) + len(chunk)
+		if err == nil {
+			n-- // the newline is not part of the frame
+		}
+		if n > r.max {
+			// Over the limit: report once, then drop the rest of this frame.
+			r.line = r.line[:0]
+			r.discard = errors.Is(err, bufio.ErrBufferFull)
+			return nil, &FrameError{Message: fmt.Sprintf(
+				"Frame exceeds MAX_FRAME_BYTES (%d bytes) without newline; frame discarded", r.max)}
+		}
+		r.line = append(r.line, chunk...)
+		switch {
+		case err == nil:
+			return r.line[:len(r.line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF) && len(bytes.TrimSpace(r.line)) > 0:
+			// A last frame without its newline is still a frame.
+			line := r.line
+			r.line = nil
+			return line, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// envelope is the first, loose decoding pass of a frame.
+type envelope struct {
+	Type      *string         `json:"type"`
+	Protocol  json.RawMessage `json:"protocol"`
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+// Decode parses one frame (without its newline). It returns a *[FrameError]
+// for malformed JSON ("Malformed JSON frame ignored: …"), for a protocol other
+// than [ProtocolVersion] ("Unsupported protocol version N; server requires 1",
+// echoing the requestId) and for valid JSON of an unknown type or shape
+// ("Invalid message: …").
+func Decode(line []byte) (Message, error) {
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v)
+		msg := "invalid JSON"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &FrameError{Message: "Malformed JSON frame ignored: " + msg}
+	}
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, invalid("a frame must be a JSON object")
+	}
+	var env envelope
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		return nil, invalid(describeJSONError(err))
+	}
+	var reqID string
+	_ = json.Unmarshal(env.RequestID, &reqID)
+	if len(env.Protocol) > 0 && string(env.Protocol) != "null" {
+		var v json.Number
+		d := json.NewDecoder(bytes.NewReader(env.Protocol))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return nil, invalid(`field "protocol" must be an integer`)
+		}
+		if v.String() != fmt.Sprint(ProtocolVersion) {
+			return nil, &FrameError{RequestID: reqID,
+				Message: fmt.Sprintf("Unsupported protocol version %s; server requires %d", v.String(), ProtocolVersion)}
+		}
+	}
+	if env.Type == nil {
+		return nil, invalid(`missing field "type"`)
+	}
+	var msg Message
+	switch FrameType(*env.Type) {
+	case TypeListTools:
+		msg = &ListTools{}
+	case TypeToolCall:
+		msg = &ToolCall{}
+	case TypeCancelToolCall:
+		msg = &CancelToolCall{}
+	case TypeToolsList:
+		msg = &ToolsList{}
+	case TypeToolEvent:
+		msg = &ToolEvent{}
+	case TypeToolResult:
+		msg = &ToolResultFrame{}
+	case TypeError:
+		msg = &ErrorFrame{}
+	default:
+		return nil, invalid(fmt.Sprintf("unknown message type %q", *env.Type))
+	}
+	if err := json.Unmarshal(trimmed, msg); err != nil {
+		return nil, invalid(describeJSONError(err))
+	}
+	if err := check(msg, trimmed); err != nil {
+		var fe *FrameError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, invalid(err.Error())
+	}
+	return msg, nil
+}
+
+func invalid(reason string) *FrameError { return &FrameError{Message: "Invalid message: " + reason} }
+
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return fmt.Sprintf("expected %s, got %s", te.Type, te.Value)
+		}
+		return fmt.Sprintf("field %q must be %s, got %s", field, jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32", "float64", "float32", "uint", "uint64":
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return goKind
+}
+
+// check applies the per-type rules and defaults the schema asks for.
+func check(msg Message, raw []byte) error {
+	switch m := msg.(type) {
+	case *ListTools:
+		if m.ClientInfo != nil {
+			return checkClientInfo(m.ClientInfo)
+		}
+	case *ToolCall:
+		if m.RequestID == "" {
+			return errors.New(`field "requestId" must be a non-empty string`)
+		}
+		if m.ToolName == "" {
+			return errors.New(`field "toolName" must be a non-empty string`)
+		}
+		args := bytes.TrimSpace(m.Arguments)
+		switch {
+		case len(args) == 0:
+			m.Arguments = json.RawMessage(`{}`)
+		case args[0] != '{':
+			return errors.New(`field "arguments" must be an object`)
+		}
+		if err := checkClientInfo(&m.ClientInfo); err != nil {
+			return err
+		}
+		if m.TimeoutMs < 0 || (m.TimeoutMs == 0 && hasField(raw, "timeoutMs")) {
+			return errors.New(`field "timeoutMs" must be a positive integer`)
+		}
+	case *CancelToolCall:
+		if m.RequestID == "" {
+			return errors.New(`field "requestId" must be a non-empty string`)
+		}
+	case *ToolsList:
+		if m.Tools == nil {
+			return errors.New(`field "tools" must be an array`)
+		}
+	case *ToolEvent:
+		if m.RequestID == "" {
+			return errors.New(`field "requestId" must be a non-empty string`)
+		}
+		if m.Event.Kind == EventLog && m.Event.Level == "" {
+			m.Event.Level = LevelInfo
+		}
+		return m.Event.Validate()
+	case *ToolResultFrame:
+		if m.RequestID == "" {
+			return errors.New(`field "requestId" must be a non-empty string`)
+		}
+		if !hasNestedField(raw, "result", "ok") {
+			return errors.New(`field "result.ok" is required`)
+		}
+		if m.Result.Error != nil && !m.Result.Error.Code.Valid() {
+			return fmt.Errorf("unknown error code %q", m.Result.Error.Code)
+		}
+	case *ErrorFrame:
+		if m.Code == "" {
+			m.Code = CodeProtocol
+		}
+		if !m.Code.Valid() {
+			return fmt.Errorf("unknown error code %q", m.Code)
+		}
+	}
+	return nil
+}
+
+func checkClientInfo(ci *ClientInfo) error {
+	if ci.Caller == "" {
+		ci.Caller = CallerCLI
+	}
+	if !ci.Caller.Valid() {
+		return fmt.Errorf("clientInfo.caller %q is not one of %s", ci.Caller, joinCallers())
+	}
+	return nil
+}
+
+func joinCallers() string {
+	s := make([]string, len(Callers))
+	for i, c := range Callers {
+		s[i] = string(c)
+	}
+	return strings.Join(s, "|")
+}
+
+func hasField(raw []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
+}
+
+func hasNestedField(raw []byte, outer, inner string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	return hasField(m[outer], inner)
+}

@@ -1,0 +1,109 @@
+// Package registry is the single choke point every tool call goes through:
+// the desktop renderer, the socket (CLI, plugins), agents and internal code
+// all call [Registry.Call], which validates arguments, asks the [Authorizer],
+// applies the timeout, races the tool against cancellation, wraps the result
+// in a [protocol.ToolResult] and reports the outcome to the audit hook.
+//
+// Tools are registered with the generic [Register], which infers the JSON
+// Schema of the input from the Go type and panics on a bad registration.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// Tool is the static definition of a tool, given to [Register].
+type Tool struct {
+	// Name is unique and snake_case (^[a-z][a-z0-9_]*$).
+	Name string
+	// Description is a one-line summary shown in tool lists and help.
+	Description string
+	// Capabilities is the tool's safety metadata; at least one, all valid.
+	Capabilities []protocol.Capability
+	// Timeout overrides the default 30 s when the call sets none. Use a very
+	// large value for streams that run until cancelled.
+	Timeout time.Duration
+}
+
+// Peer describes the process on the other end of a socket connection, read
+// from SO_PEERCRED and /proc. It is nil for in-process callers.
+type Peer struct {
+	PID int    `json:"pid"`
+	UID int    `json:"uid"`
+	Exe string `json:"exe,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+}
+
+// Request is one call to [Registry.Call].
+type Request struct {
+	// RequestID identifies the call (req_… for socket calls).
+	RequestID string
+	// ToolName is the tool to run.
+	ToolName string
+	// Args is the JSON arguments object; empty means {}.
+	Args json.RawMessage
+	// Client is the trusted caller context (already downgraded by the socket).
+	Client protocol.ClientInfo
+	// Peer is the socket peer, if any.
+	Peer *Peer
+	// Timeout is the call's own timeout (timeoutMs); zero means unset.
+	Timeout time.Duration
+	// Emit receives the call's events in order; it may be nil. It is never
+	// called after Call returns.
+	Emit func(protocol.Event)
+}
+
+// AuthRequest is what the [Authorizer] decides on.
+type AuthRequest struct {
+	Tool   protocol.ToolDescriptor // name, description and capabilities (InputSchema may be nil)
+	Client protocol.ClientInfo
+	Peer   *Peer
+	// Args is the validated arguments object, for approval prompts (redact
+	// before showing).
+	Args json.RawMessage
+	// Emit sends an event on the call's stream (e.g. "waiting for approval").
+	Emit func(protocol.Event)
+}
+
+// Authorizer decides whether a call may run. It returns nil to allow, a
+// *protocol.ToolError with PERMISSION_DENIED to deny, or the context's error
+// when ctx ends while it waits (for an approval, say). It is called after
+// argument validation and before the timeout starts.
+type Authorizer interface {
+	Authorize(ctx context.Context, req AuthRequest) error
+}
+
+// Outcome is the record of one finished call, handed to [Options.Audit] for
+// every call, including unknown tools, validation failures and denials.
+type Outcome struct {
+	RequestID    string
+	Started      time.Time
+	Duration     time.Duration
+	ToolName     string
+	Capabilities []protocol.Capability // nil for an unknown tool
+	Client       protocol.ClientInfo
+	Args         json.RawMessage
+	Result       protocol.ToolResult
+}
+
+// Options configures a [Registry]. The zero value is valid: no authorizer
+// (everything allowed) and no audit.
+type Options struct {
+	Authorizer Authorizer
+	Audit      func(Outcome)
+	// DefaultTimeout replaces protocol.DefaultToolTimeoutMs when non-zero.
+	DefaultTimeout time.Duration
+}
+
+// Call is the per-call handle passed to a tool's handler: who calls, and how
+// to stream events back.
+type Call struct {
+	RequestID string
+	Client    protocol.ClientInfo
+	Peer      *Peer
+	emit      func(protocol.Event)
+}
