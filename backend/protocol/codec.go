@@ -156,33 +156,30 @@ type envelope struct {
 // echoing the requestId) and for valid JSON of an unknown type or shape
 // ("Invalid message: …").
 func Decode(line []byte) (Message, error) {
-	if !json.Valid(line) {
-		var v any
-		err := json.Unmarshal(line, &v)
-		msg := "invalid JSON"
-		if err != nil {
-			msg = err.Error()
-		}
-		return nil, &FrameError{Message: "Malformed JSON frame ignored: " + msg}
-	}
 	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, invalid("a frame must be a JSON object")
-	}
 	var env envelope
 	if err := json.Unmarshal(trimmed, &env); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || !json.Valid(trimmed) {
+			return nil, &FrameError{Message: "Malformed JSON frame ignored: " + err.Error()}
+		}
+		// Valid JSON of the wrong shape: not an object, or "type" not a string.
+		if len(trimmed) == 0 || trimmed[0] != '{' {
+			return nil, invalid("a frame must be a JSON object")
+		}
 		return nil, invalid(describeJSONError(err))
+	}
+	if trimmed[0] != '{' {
+		return nil, invalid("a frame must be a JSON object")
 	}
 	var reqID string
 	_ = json.Unmarshal(env.RequestID, &reqID)
 	if len(env.Protocol) > 0 && string(env.Protocol) != "null" {
-		var v json.Number
-		d := json.NewDecoder(bytes.NewReader(env.Protocol))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil {
-			return nil, invalid(`field "protocol" must be an integer`)
-		}
-		if v.String() != fmt.Sprint(ProtocolVersion) {
+		if string(env.Protocol) != "1" {
+			var v json.Number
+			if c := env.Protocol[0]; (c != '-' && (c < '0' || c > '9')) || json.Unmarshal(env.Protocol, &v) != nil {
+				return nil, invalid(`field "protocol" must be an integer`)
+			}
 			return nil, &FrameError{RequestID: reqID,
 				Message: fmt.Sprintf("Unsupported protocol version %s; server requires %d", v.String(), ProtocolVersion)}
 		}
@@ -195,7 +192,7 @@ func Decode(line []byte) (Message, error) {
 	case TypeListTools:
 		msg = &ListTools{}
 	case TypeToolCall:
-		msg = &ToolCall{}
+		return decodeToolCall(trimmed)
 	case TypeCancelToolCall:
 		msg = &CancelToolCall{}
 	case TypeToolsList:
@@ -213,13 +210,40 @@ func Decode(line []byte) (Message, error) {
 		return nil, invalid(describeJSONError(err))
 	}
 	if err := check(msg, trimmed); err != nil {
-		var fe *FrameError
-		if errors.As(err, &fe) {
-			return nil, err
-		}
 		return nil, invalid(err.Error())
 	}
 	return msg, nil
+}
+
+// wireToolCall decodes a tool_call in one pass while telling an absent
+// timeoutMs from a zero one.
+type wireToolCall struct {
+	Header
+	RequestID  string          `json:"requestId"`
+	ToolName   string          `json:"toolName"`
+	Arguments  json.RawMessage `json:"arguments"`
+	ClientInfo ClientInfo      `json:"clientInfo"`
+	TimeoutMs  *int64          `json:"timeoutMs"`
+}
+
+// decodeToolCall is the hot path of the socket: one typed pass, no maps.
+func decodeToolCall(raw []byte) (Message, error) {
+	var w wireToolCall
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, invalid(describeJSONError(err))
+	}
+	m := &ToolCall{Header: w.Header, RequestID: w.RequestID, ToolName: w.ToolName,
+		Arguments: w.Arguments, ClientInfo: w.ClientInfo}
+	if w.TimeoutMs != nil {
+		if *w.TimeoutMs <= 0 {
+			return nil, invalid(`field "timeoutMs" must be a positive integer`)
+		}
+		m.TimeoutMs = *w.TimeoutMs
+	}
+	if err := check(m, raw); err != nil {
+		return nil, invalid(err.Error())
+	}
+	return m, nil
 }
 
 func invalid(reason string) *FrameError { return &FrameError{Message: "Invalid message: " + reason} }
@@ -276,7 +300,7 @@ func check(msg Message, raw []byte) error {
 		if err := checkClientInfo(&m.ClientInfo); err != nil {
 			return err
 		}
-		if m.TimeoutMs < 0 || (m.TimeoutMs == 0 && hasField(raw, "timeoutMs")) {
+		if m.TimeoutMs < 0 {
 			return errors.New(`field "timeoutMs" must be a positive integer`)
 		}
 	case *CancelToolCall:
