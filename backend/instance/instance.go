@@ -1,0 +1,281 @@
+// Package instance is the composition root of the meith runtime: it resolves
+// the paths, opens the log and audit files, builds the permission service and
+// the registry, registers every tool family, and owns the lifecycle of the
+// socket, config.json and the instance record. The desktop app and
+// `meith serve` both run one Instance; tests use instancetest.
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/audit"
+	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/socket"
+	"github.com/meith-dev/meith/backend/tools/apptools"
+)
+
+// Config configures an [Instance]. Empty Home and UserData fall back to
+// MEITH_HOME / MEITH_USER_DATA and then to ~/.meith and
+// os.UserConfigDir()/meith.
+type Config struct {
+	Home     string
+	UserData string
+	// Label names the instance in `meith app list` (default: the base name
+	// of the user data dir).
+	Label string
+	// AppPath is the executable to record in config.json and the record.
+	AppPath string
+	// GrantCLI is the operator's policy: capabilities every same-user CLI
+	// session holds (meith serve --grant-cli).
+	GrantCLI []protocol.Capability
+	// Desktop marks a runtime that runs the desktop window (record kind).
+	Desktop bool
+	// LogMirror, if set, receives a human line per log entry (serve: stderr).
+	LogMirror io.Writer
+	// ApprovalTimeout bounds how long a CLI call waits for the user's
+	// decision (default: the permission package's).
+	ApprovalTimeout time.Duration
+}
+
+// ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
+// MEITH_USER_DATA (or their defaults).
+func ConfigFromEnv() (Config, error) {
+	p, err := discovery.ResolvePaths("", "")
+	if err != nil {
+		return Config{}, err
+	}
+	exe, _ := os.Executable()
+	return Config{Home: p.Home, UserData: p.UserData, AppPath: exe}, nil
+}
+
+// File names under the user data dir.
+const (
+	AuditFile = "audit.jsonl"
+	LogsFile  = "logs.jsonl"
+)
+
+// Instance is one running meith runtime.
+type Instance struct {
+	cfg       Config
+	paths     discovery.Paths
+	startedAt time.Time
+
+	log       *applog.Logger
+	audit     *audit.Log
+	approvals *permission.Approvals
+	perms     *permission.Service
+	reg       *registry.Registry
+
+	mu         sync.Mutex
+	sock       *socket.Server
+	recordPath string
+	closed     bool
+}
+
+// New builds an instance: directories, logs, audit, permissions, registry
+// and tools. Nothing listens until [Instance.Start].
+func New(cfg Config) (*Instance, error) {
+	paths, err := discovery.ResolvePaths(cfg.Home, cfg.UserData)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Label == "" {
+		cfg.Label = filepath.Base(paths.UserData)
+	}
+	for _, dir := range []string{paths.Home, paths.InstancesDir, paths.UserData} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("instance: create %s: %w", dir, err)
+		}
+	}
+	if err := os.Chmod(paths.UserData, 0o700); err != nil {
+		return nil, fmt.Errorf("instance: secure %s: %w", paths.UserData, err)
+	}
+	i := &Instance{cfg: cfg, paths: paths, startedAt: time.Now()}
+	if i.log, err = applog.Open(filepath.Join(paths.UserData, LogsFile), cfg.LogMirror); err != nil {
+		return nil, fmt.Errorf("instance: %w", err)
+	}
+	logf := func(format string, args ...any) { i.log.Logf(protocol.LevelError, "audit", format, args...) }
+	if i.audit, err = audit.Open(filepath.Join(paths.UserData, AuditFile), audit.Options{Logf: logf}); err != nil {
+		i.log.Close()
+		return nil, fmt.Errorf("instance: %w", err)
+	}
+	i.approvals = permission.NewApprovals(permission.ApprovalsOptions{})
+	i.perms = permission.New(permission.Options{
+		CLIGrants:       cfg.GrantCLI,
+		Approvals:       i.approvals,
+		ApprovalTimeout: cfg.ApprovalTimeout,
+	})
+	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome})
+	i.registerTools()
+	return i, nil
+}
+
+// registerTools is the one place that lists every tool family.
+func (i *Instance) registerTools() {
+	apptools.Register(i.reg, apptools.Deps{
+		Version:      buildinfo.Version,
+		StartedAt:    i.startedAt,
+		UserData:     i.paths.UserData,
+		InstancesDir: i.paths.InstancesDir,
+		SocketPath:   i.SocketPath,
+		Logger:       i.log,
+		Registry:     i.reg,
+		Collections:  map[string]string{"audit": AuditFile, "logs": LogsFile},
+		Checks:       i.checks,
+	})
+}
+
+// checks adds the instance's own health lines to app_health.
+func (i *Instance) checks(ctx context.Context) []apptools.Check {
+	return []apptools.Check{{
+		Name: "permissions", OK: true,
+		Details: map[string]any{
+			"cliGrants":        capsOrEmpty(i.cfg.GrantCLI),
+			"approvalUIs":      i.approvals.Attached(),
+			"pendingApprovals": len(i.approvals.Pending()),
+			"auditPath":        filepath.Join(i.paths.UserData, AuditFile),
+		},
+	}}
+}
+
+func capsOrEmpty(c []protocol.Capability) []protocol.Capability {
+	if c == nil {
+		return []protocol.Capability{}
+	}
+	return c
+}
+
+// onOutcome audits every call and logs failures.
+func (i *Instance) onOutcome(o registry.Outcome) {
+	i.audit.Audit(o)
+	level, msg := protocol.LevelDebug, "tool call ok"
+	if !o.Result.OK && o.Result.Error != nil {
+		level, msg = protocol.LevelInfo, fmt.Sprintf("tool call failed: %s: %s", o.Result.Error.Code, o.Result.Error.Message)
+	}
+	i.log.Write(applog.Entry{Level: level, Source: "registry", Message: msg, ToolName: o.ToolName,
+		Caller: string(o.Client.Caller), SessionID: o.Client.SessionID,
+		Data: map[string]any{"requestId": o.RequestID, "durationMs": o.Duration.Milliseconds()}})
+}
+
+// Start reaps stale instance records, starts the socket, and publishes
+// config.json and instances/<pid>.json.
+func (i *Instance) Start(ctx context.Context) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return errors.New("instance: start after close")
+	}
+	if i.sock != nil {
+		return errors.New("instance: already started")
+	}
+	if _, err := discovery.Reap(i.paths.InstancesDir); err != nil {
+		i.log.Logf(protocol.LevelWarn, "instance", "reap stale instances: %v", err)
+	}
+	cwd, _ := os.Getwd()
+	sock, err := socket.Listen(ctx, socket.Options{
+		Path:       socket.PathFor(i.paths.UserData),
+		Registry:   i.reg,
+		Logf:       i.log.With("socket"),
+		DefaultCwd: cwd,
+		OnSessionEnd: func(caller protocol.Caller, sessionID string) {
+			i.perms.RevokeSession(caller, sessionID)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("instance: %w", err)
+	}
+	i.sock = sock
+	pid := os.Getpid()
+	kind := "serve"
+	if i.cfg.Desktop {
+		kind = "desktop"
+	}
+	rec := discovery.Record{
+		PID: pid, SocketPath: sock.Path(), UserDataPath: i.paths.UserData, AppVersion: buildinfo.Version,
+		ProtocolVersion: protocol.ProtocolVersion, StartedAt: i.startedAt.UnixMilli(), Cwd: cwd,
+		Label: i.cfg.Label, AppPath: i.cfg.AppPath, Kind: kind,
+	}
+	i.recordPath = discovery.RecordPath(i.paths.InstancesDir, pid)
+	if err := discovery.WriteConfig(i.paths.ConfigFile, discovery.Config{
+		UserDataPath: i.paths.UserData, SocketPath: sock.Path(), Version: 1, AppVersion: buildinfo.Version,
+		ProtocolVersion: protocol.ProtocolVersion, PID: pid, StartedAt: rec.StartedAt,
+		InstancesDir: i.paths.InstancesDir, InstancePath: i.recordPath, AppPath: i.cfg.AppPath,
+	}); err != nil {
+		i.log.Logf(protocol.LevelWarn, "instance", "write config.json: %v", err)
+	}
+	if _, err := discovery.WriteRecord(i.paths.InstancesDir, rec); err != nil {
+		sock.Close(ctx)
+		i.sock = nil
+		return fmt.Errorf("instance: write instance record: %w", err)
+	}
+	i.log.Logf(protocol.LevelInfo, "instance", "runtime %s started (pid %d) on %s", buildinfo.Version, pid, sock.Path())
+	return nil
+}
+
+// Close shuts the runtime down: new calls get RUNTIME_SHUTTING_DOWN, the
+// instance record is removed, in-flight calls are cancelled, the socket is
+// closed and removed, and the log and audit files are closed. It is
+// idempotent.
+func (i *Instance) Close(ctx context.Context) error {
+	i.mu.Lock()
+	if i.closed {
+		i.mu.Unlock()
+		return nil
+	}
+	i.closed = true
+	sock := i.sock
+	i.mu.Unlock()
+
+	i.reg.BeginShutdown()
+	var errs []error
+	if i.recordPath != "" {
+		if err := discovery.RemoveRecord(i.paths.InstancesDir, os.Getpid()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if sock != nil {
+		if err := sock.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close socket: %w", err))
+		}
+	}
+	i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
+	errs = append(errs, i.audit.Close(), i.log.Close())
+	return errors.Join(errs...)
+}
+
+// Registry returns the tool registry.
+func (i *Instance) Registry() *registry.Registry { return i.reg }
+
+// Approvals returns the approval broker a UI attaches to.
+func (i *Instance) Approvals() *permission.Approvals { return i.approvals }
+
+// Permissions returns the permission service.
+func (i *Instance) Permissions() *permission.Service { return i.perms }
+
+// Logger returns the structured log.
+func (i *Instance) Logger() *applog.Logger { return i.log }
+
+// Paths returns the resolved paths.
+func (i *Instance) Paths() discovery.Paths { return i.paths }
+
+// SocketPath returns the socket's path, or "" before Start.
+func (i *Instance) SocketPath() string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.sock == nil {
+		return ""
+	}
+	return i.sock.Path()
+}

@@ -1,0 +1,277 @@
+// Package apptools registers the runtime's own diagnostic tools: app_ping,
+// app_health, app_list_instances, app_get_logs and app_set_debug_mode.
+package apptools
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Check is one line of app_health.
+type Check struct {
+	Name    string         `json:"name"`
+	OK      bool           `json:"ok"`
+	Message string         `json:"message,omitempty"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Deps is what the app tools read; the instance fills it.
+type Deps struct {
+	Version      string
+	StartedAt    time.Time
+	UserData     string
+	InstancesDir string
+	// SocketPath returns the socket's path ("" before the socket starts).
+	SocketPath func() string
+	Logger     *applog.Logger
+	Registry   *registry.Registry
+	// Checks returns the checks of other services (browser, processes,
+	// agents, … as later issues add them). May be nil.
+	Checks func(ctx context.Context) []Check
+	// Collections lists the durable files under UserData for the storage
+	// check (e.g. "audit" → audit.jsonl).
+	Collections map[string]string
+}
+
+// PingInput is the input of app_ping.
+type PingInput struct {
+	DelayMs       int    `json:"delayMs,omitempty" jsonschema:"milliseconds to wait before answering, with progress events while waiting" minimum:"0" maximum:"600000" default:"0"`
+	ProgressSteps int    `json:"progressSteps,omitempty" jsonschema:"number of progress events spread over the delay" minimum:"0" maximum:"100" default:"0"`
+	Message       string `json:"message,omitempty" jsonschema:"text echoed back in the result"`
+}
+
+// PingResult is the result of app_ping.
+type PingResult struct {
+	Pong            bool   `json:"pong"`
+	PID             int    `json:"pid"`
+	Version         string `json:"version"`
+	ProtocolVersion int    `json:"protocolVersion"`
+	ElapsedMs       int64  `json:"elapsedMs"`
+	Echo            string `json:"echo,omitempty"`
+	Caller          string `json:"caller"`
+	SessionID       string `json:"sessionId,omitempty"`
+}
+
+// Health is the result of app_health.
+type Health struct {
+	Status    string  `json:"status"` // ok | degraded
+	CheckedAt string  `json:"checkedAt"`
+	DebugMode bool    `json:"debugMode"`
+	Version   string  `json:"version"`
+	PID       int     `json:"pid"`
+	UptimeMs  int64   `json:"uptimeMs"`
+	Checks    []Check `json:"checks"`
+}
+
+// InstancesResult is the result of app_list_instances.
+type InstancesResult struct {
+	Instances []discovery.Record `json:"instances"`
+}
+
+// LogsInput is the input of app_get_logs.
+type LogsInput struct {
+	Limit     int    `json:"limit,omitempty" jsonschema:"how many of the newest matching entries to return" minimum:"1" maximum:"1000" default:"200"`
+	Level     string `json:"level,omitempty" jsonschema:"minimum level" enum:"debug,info,warn,error"`
+	Source    string `json:"source,omitempty" jsonschema:"only entries from this source (socket, registry, instance, …)"`
+	Caller    string `json:"caller,omitempty" jsonschema:"only entries about this caller" enum:"cli,renderer,agent,plugin,internal"`
+	SessionID string `json:"sessionId,omitempty" jsonschema:"only entries about this session"`
+	ToolName  string `json:"toolName,omitempty" jsonschema:"only entries about this tool"`
+	Search    string `json:"search,omitempty" jsonschema:"case-insensitive text to find in the message"`
+}
+
+// DebugInput is the input of app_set_debug_mode.
+type DebugInput struct {
+	Enabled bool `json:"enabled" jsonschema:"turn debug mode on (true) or off (false)"`
+}
+
+// DebugResult is the result of app_set_debug_mode.
+type DebugResult struct {
+	DebugMode bool `json:"debugMode"`
+}
+
+// Register adds the app tools to r.
+func Register(r *registry.Registry, d Deps) {
+	registry.Register(r, registry.Tool{
+		Name:         "app_ping",
+		Description:  "Check that the runtime answers; optionally wait delayMs with progress events (honours cancel).",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+		Timeout:      11 * time.Minute, // delayMs goes up to 10 minutes
+	}, func(ctx context.Context, call *registry.Call, in PingInput) (PingResult, error) {
+		start := time.Now()
+		if err := wait(ctx, call, time.Duration(in.DelayMs)*time.Millisecond, in.ProgressSteps); err != nil {
+			return PingResult{}, err
+		}
+		return PingResult{
+			Pong: true, PID: os.Getpid(), Version: d.Version, ProtocolVersion: protocol.ProtocolVersion,
+			ElapsedMs: time.Since(start).Milliseconds(), Echo: in.Message,
+			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID,
+		}, nil
+	})
+
+	registry.Register(r, registry.Tool{
+		Name:         "app_health",
+		Description:  "Return health status for the app socket, registry, storage, audit and the other runtime services.",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (Health, error) {
+		checks := []Check{socketCheck(ctx, d), registryCheck(d), storageCheck(d)}
+		if d.Checks != nil {
+			checks = append(checks, d.Checks(ctx)...)
+		}
+		h := Health{Status: "ok", CheckedAt: time.Now().UTC().Format(time.RFC3339Nano), DebugMode: d.Logger.Debug(),
+			Version: d.Version, PID: os.Getpid(), UptimeMs: time.Since(d.StartedAt).Milliseconds(), Checks: checks}
+		for _, c := range checks {
+			if !c.OK {
+				h.Status = "degraded"
+			}
+		}
+		return h, nil
+	})
+
+	registry.Register(r, registry.Tool{
+		Name:         "app_list_instances",
+		Description:  "Return live registered app instances, newest first.",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (InstancesResult, error) {
+		live, err := discovery.List(d.InstancesDir)
+		if err != nil {
+			return InstancesResult{}, fmt.Errorf("list instances: %w", err)
+		}
+		if live == nil {
+			live = []discovery.Record{}
+		}
+		return InstancesResult{Instances: live}, nil
+	})
+
+	registry.Register(r, registry.Tool{
+		Name:         "app_get_logs",
+		Description:  "Return recent structured app log entries (logs.jsonl), newest last, with filters.",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+	}, func(ctx context.Context, call *registry.Call, in LogsInput) ([]applog.Entry, error) {
+		entries, err := d.Logger.Query(applog.Filter{Limit: in.Limit, Level: protocol.LogLevel(in.Level),
+			Source: in.Source, Caller: in.Caller, SessionID: in.SessionID, ToolName: in.ToolName, Search: in.Search})
+		if err != nil {
+			return nil, err
+		}
+		if entries == nil {
+			entries = []applog.Entry{}
+		}
+		return entries, nil
+	})
+
+	registry.Register(r, registry.Tool{
+		Name:         "app_set_debug_mode",
+		Description:  "Enable or disable app debug mode (debug-level entries are kept in logs.jsonl while it is on).",
+		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
+	}, func(ctx context.Context, call *registry.Call, in DebugInput) (protocol.ToolResult, error) {
+		d.Logger.SetDebug(in.Enabled)
+		d.Logger.Write(applog.Entry{Level: protocol.LevelInfo, Source: "app", Message: fmt.Sprintf("debug mode %s", onOff(in.Enabled)),
+			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID, ToolName: "app_set_debug_mode"})
+		return protocol.OKResult(DebugResult{DebugMode: in.Enabled}), nil
+	})
+}
+
+// wait sleeps for delay, emitting steps progress events evenly spread over
+// it, and returns early with ctx's error when the call is cancelled.
+func wait(ctx context.Context, call *registry.Call, delay time.Duration, steps int) error {
+	if delay <= 0 {
+		return ctx.Err()
+	}
+	if steps <= 0 {
+		steps = 0
+	}
+	slice := delay
+	if steps > 0 {
+		slice = delay / time.Duration(steps)
+	}
+	deadline := time.Now().Add(delay)
+	for i := 1; ; i++ {
+		next := time.Until(deadline)
+		if steps > 0 && i <= steps {
+			next = min(slice, next)
+		}
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		if steps > 0 && i <= steps {
+			call.Progress(fmt.Sprintf("waiting %d/%d", i, steps), float64(i)/float64(steps))
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+	}
+}
+
+func socketCheck(ctx context.Context, d Deps) Check {
+	path := ""
+	if d.SocketPath != nil {
+		path = d.SocketPath()
+	}
+	c := Check{Name: "socket", Details: map[string]any{"path": path}}
+	if path == "" {
+		c.Message = "socket not started"
+		return c
+	}
+	dctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(dctx, "unix", path)
+	if err != nil {
+		c.Message = "socket does not accept connections: " + err.Error()
+		return c
+	}
+	conn.Close()
+	c.OK = true
+	return c
+}
+
+func registryCheck(d Deps) Check {
+	c := Check{Name: "registry", OK: d.Registry != nil && !d.Registry.ShuttingDown()}
+	if d.Registry != nil {
+		c.Details = map[string]any{"tools": len(d.Registry.Names()), "inFlight": d.Registry.InFlight()}
+	}
+	if !c.OK {
+		c.Message = "runtime is shutting down"
+	}
+	return c
+}
+
+func storageCheck(d Deps) Check {
+	c := Check{Name: "storage", Details: map[string]any{"dataDirectory": d.UserData}}
+	f, err := os.CreateTemp(d.UserData, ".health-*")
+	if err != nil {
+		c.Message = "data directory is not writable: " + err.Error()
+		return c
+	}
+	f.Close()
+	os.Remove(f.Name())
+	cols := map[string]any{}
+	for name, file := range d.Collections {
+		info := map[string]any{"path": filepath.Join(d.UserData, file)}
+		if fi, err := os.Stat(filepath.Join(d.UserData, file)); err == nil {
+			info["bytes"] = fi.Size()
+		}
+		cols[name] = info
+	}
+	c.Details["collections"] = cols
+	c.OK = true
+	return c
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

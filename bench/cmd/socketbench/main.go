@@ -1,0 +1,226 @@
+// Command socketbench measures app_ping round trips over the meith socket
+// against a bare NDJSON echo over a unix socket (the floor), in one run:
+// latency with one client and throughput with 16 concurrent clients. It
+// prints the numbers and the ratios; it asserts nothing.
+//
+//	go run ./bench/cmd/socketbench [-n 20000] [-d 3s] [-clients 16]
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/meith-dev/meith/backend/instance"
+)
+
+func main() {
+	n := flag.Int("n", 20000, "round trips for the one-client latency run")
+	dur := flag.Duration("d", 3*time.Second, "duration of each throughput run")
+	clients := flag.Int("clients", 16, "concurrent clients for the throughput run")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "socketbench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*n, *dur, *clients); err != nil {
+		fmt.Fprintln(os.Stderr, "socketbench:", err)
+		os.Exit(1)
+	}
+}
+
+// request is the frame both servers get: a real app_ping tool_call.
+const request = `{"type":"tool_call","protocol":1,"requestId":"req_bench","toolName":"app_ping","arguments":{},"clientInfo":{"caller":"cli"}}` + "\n"
+
+func run(n int, dur time.Duration, clients int) error {
+	root, err := os.MkdirTemp("", "sb")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+
+	echoPath := filepath.Join(root, "echo.sock")
+	stopEcho, err := startEcho(echoPath)
+	if err != nil {
+		return err
+	}
+	defer stopEcho()
+
+	inst, err := instance.New(instance.Config{Home: filepath.Join(root, "h"), UserData: filepath.Join(root, "u")})
+	if err != nil {
+		return err
+	}
+	if err := inst.Start(context.Background()); err != nil {
+		return err
+	}
+	defer inst.Close(context.Background())
+
+	fmt.Printf("socketbench: GOMAXPROCS=%d, %d round trips, %d clients for %v\n\n", runtime.GOMAXPROCS(0), n, clients, dur)
+	// Warm up both paths.
+	if _, err := latency(echoPath, 2000); err != nil {
+		return fmt.Errorf("echo: %w", err)
+	}
+	if _, err := latency(inst.SocketPath(), 2000); err != nil {
+		return fmt.Errorf("app_ping: %w", err)
+	}
+
+	echoLat, err := latency(echoPath, n)
+	if err != nil {
+		return err
+	}
+	pingLat, err := latency(inst.SocketPath(), n)
+	if err != nil {
+		return err
+	}
+	echoTP, err := throughput(echoPath, clients, dur)
+	if err != nil {
+		return err
+	}
+	pingTP, err := throughput(inst.SocketPath(), clients, dur)
+	if err != nil {
+		return err
+	}
+
+	fmt.Printf("%-28s %12s %12s %12s\n", "", "echo floor", "app_ping", "ratio")
+	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.2f×  (goal ≤ 2×)\n", "1 client, median latency", us(echoLat.median), us(pingLat.median), float64(pingLat.median)/float64(echoLat.median))
+	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.2f×\n", "1 client, p99 latency", us(echoLat.p99), us(pingLat.p99), float64(pingLat.p99)/float64(echoLat.p99))
+	fmt.Printf("%-28s %10.0f/s %10.0f/s %11.0f%%  (goal ≥ 50%%)\n", fmt.Sprintf("%d clients, throughput", clients), echoTP, pingTP, 100*pingTP/echoTP)
+	return nil
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+// startEcho serves a bare NDJSON echo: every line read is written back.
+func startEcho(path string) (func(), error) {
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadSlice('\n')
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(line); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return func() { l.Close(); wg.Wait() }, nil
+}
+
+// roundTripper sends the request and reads the reply line.
+type roundTripper struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dial(path string) (*roundTripper, error) {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	return &roundTripper{c: c, r: bufio.NewReaderSize(c, 64*1024)}, nil
+}
+
+func (rt *roundTripper) do() error {
+	if _, err := rt.c.Write([]byte(request)); err != nil {
+		return err
+	}
+	for {
+		line, err := rt.r.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		// The echo returns the tool_call; the runtime its tool_result.
+		if strings.Contains(string(line), `"tool_call"`) || strings.Contains(string(line), `"tool_result"`) {
+			if strings.Contains(string(line), `"ok":false`) {
+				return fmt.Errorf("call failed: %s", line)
+			}
+			return nil
+		}
+	}
+}
+
+type latencies struct{ median, p99 time.Duration }
+
+func latency(path string, n int) (latencies, error) {
+	rt, err := dial(path)
+	if err != nil {
+		return latencies{}, err
+	}
+	defer rt.c.Close()
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t := time.Now()
+		if err := rt.do(); err != nil {
+			return latencies{}, err
+		}
+		ds[i] = time.Since(t)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return latencies{median: ds[n/2], p99: ds[n*99/100]}, nil
+}
+
+func throughput(path string, clients int, dur time.Duration) (float64, error) {
+	var ops atomic.Int64
+	var firstErr atomic.Value
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rt, err := dial(path)
+			if err != nil {
+				firstErr.CompareAndSwap(nil, err)
+				return
+			}
+			defer rt.c.Close()
+			for time.Now().Before(deadline) {
+				if err := rt.do(); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				ops.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := firstErr.Load().(error); ok {
+		return 0, err
+	}
+	return float64(ops.Load()) / time.Since(start).Seconds(), nil
+}
