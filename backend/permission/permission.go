@@ -1,0 +1,340 @@
+// Package permission is the PermissionService: the registry's [registry.Authorizer]
+// that decides, before a tool runs, whether its caller may use the tool's
+// privileged capabilities (writes-files, controls-browser, starts-process,
+// destructive).
+//
+// The policy is the original's deny-by-default table: renderer and internal
+// callers are trusted; plugins need approved capabilities covering the tool;
+// cli and agent sessions need a grant. A cli session gets one from the
+// operator (meith serve --grant-cli) or from the user through the
+// [Approvals] broker that the desktop app's prompt serves.
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/meith-dev/meith/backend/audit"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// DefaultApprovalTimeout is how long a call waits for the user's decision
+// when [Options.ApprovalTimeout] is zero.
+const DefaultApprovalTimeout = 2 * time.Minute
+
+// Options configures a [Service]. The zero value denies every privileged
+// call of cli, agent and plugin callers.
+type Options struct {
+	// PluginGrants returns the capabilities approved for a plugin. ok false
+	// (or a nil func) means the id is not an approved plugin identity.
+	PluginGrants func(pluginID string) (caps []protocol.Capability, ok bool)
+	// CLIGrants is the operator's policy for cli callers: every cli session
+	// holds these capabilities (meith serve --grant-cli).
+	CLIGrants []protocol.Capability
+	// Approvals is the broker through which an attached UI approves a cli
+	// call that has no grant; nil denies such calls at once.
+	Approvals *Approvals
+	// ApprovalTimeout bounds the wait for a decision; zero means
+	// [DefaultApprovalTimeout].
+	ApprovalTimeout time.Duration
+}
+
+// Grant lets a session use capabilities.
+type Grant struct {
+	// Caller and SessionID are the session the grant belongs to.
+	Caller    protocol.Caller
+	SessionID string
+	// Capabilities must include every privileged capability of a tool for
+	// the grant to allow it.
+	Capabilities []protocol.Capability
+	// ToolName, when set, limits the grant to that tool.
+	ToolName string
+	// Uses is how many calls the grant allows; 0 means unlimited. As a
+	// stored grant, the remaining uses.
+	Uses int
+}
+
+// Service is the permission service. It is safe for concurrent use.
+type Service struct {
+	pluginGrants func(string) ([]protocol.Capability, bool)
+	cliGrants    []protocol.Capability
+	approvals    *Approvals
+	timeout      time.Duration
+
+	mu     sync.Mutex
+	grants map[sessionKey][]*Grant // in the order granted
+}
+
+// sessionKey is the original's "<caller>:<sessionId>".
+type sessionKey struct {
+	caller  protocol.Caller
+	session string
+}
+
+var _ registry.Authorizer = (*Service)(nil)
+
+// New returns a service with no session grants.
+func New(opts Options) *Service {
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	return &Service{
+		pluginGrants: opts.PluginGrants,
+		cliGrants:    slices.Clone(opts.CLIGrants),
+		approvals:    opts.Approvals,
+		timeout:      opts.ApprovalTimeout,
+		grants:       make(map[sessionKey][]*Grant),
+	}
+}
+
+// Grant stores g in memory. It is ignored without a SessionID or with
+// negative Uses.
+func (s *Service) Grant(g Grant) {
+	if g.SessionID == "" || g.Uses < 0 {
+		return
+	}
+	g.Capabilities = slices.Clone(g.Capabilities)
+	k := sessionKey{g.Caller, g.SessionID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.grants[k] = append(s.grants[k], &g)
+}
+
+// RevokeSession deletes every grant of the session at once; its next
+// privileged call is denied. The socket server calls it when a connection
+// closes, AgentService when a session is deleted.
+func (s *Service) RevokeSession(caller protocol.Caller, sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.grants, sessionKey{caller, sessionID})
+}
+
+// Grants returns copies of the session's grants, Uses being the remaining
+// uses, in the order granted.
+func (s *Service) Grants(caller protocol.Caller, sessionID string) []Grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Grant
+	for _, g := range s.grants[sessionKey{caller, sessionID}] {
+		c := *g
+		c.Capabilities = slices.Clone(g.Capabilities)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Authorize implements [registry.Authorizer]. It returns nil to allow, a
+// *protocol.ToolError with PERMISSION_DENIED (its Details a [DenyDetails])
+// to deny, or ctx.Err() when ctx ends while the call waits for approval.
+func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error {
+	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
+	if len(privileged) == 0 {
+		return nil
+	}
+	ci := req.Client
+	switch ci.Caller {
+	case protocol.CallerRenderer, protocol.CallerInternal:
+		return nil
+	case protocol.CallerPlugin:
+		return s.authorizePlugin(req)
+	case protocol.CallerCLI, protocol.CallerAgent:
+	default:
+		return deny(req, ReasonUnknownCaller, privileged, nil,
+			fmt.Sprintf("Caller %q may not run %q.", ci.Caller, req.Tool.Name))
+	}
+	base := requiresMessage(req.Tool.Name, privileged)
+	if ci.SessionID == "" {
+		return deny(req, ReasonNoSession, privileged, nil, base)
+	}
+	if s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged) {
+		return nil
+	}
+	if ci.Caller == protocol.CallerCLI {
+		return s.askUser(ctx, req, privileged)
+	}
+	return deny(req, ReasonNoGrant, privileged, nil, base)
+}
+
+// authorizePlugin applies the plugin rule: the session id names the plugin,
+// and its approved capabilities cover every capability the tool declares.
+func (s *Service) authorizePlugin(req registry.AuthRequest) error {
+	tool, declared := req.Tool.Name, req.Tool.Capabilities
+	id, ok := strings.CutPrefix(req.Client.SessionID, "plugin:")
+	var approved []protocol.Capability
+	if ok && id != "" && s.pluginGrants != nil {
+		approved, ok = s.pluginGrants(id)
+	} else {
+		ok = false
+	}
+	if !ok {
+		return deny(req, ReasonPluginUnbound, declared, nil,
+			fmt.Sprintf("Plugin caller is not bound to an approved plugin identity for %q.", tool))
+	}
+	if missing := missingCaps(approved, declared); len(missing) > 0 {
+		return deny(req, ReasonPluginMissing, declared, missing,
+			fmt.Sprintf("Plugin %s lacks capabilities [%s] required by %q.", id, joinCaps(missing, ", "), tool))
+	}
+	return nil
+}
+
+// consume reports whether the session may use privileged for tool: through
+// the operator's cli policy, or a matching grant, whose remaining uses it
+// then decrements (removing it at 0). Unlimited grants are preferred so
+// counted ones are not spent needlessly.
+func (s *Service) consume(caller protocol.Caller, session, tool string, privileged []protocol.Capability) bool {
+	if caller == protocol.CallerCLI && len(missingCaps(s.cliGrants, privileged)) == 0 {
+		return true
+	}
+	k := sessionKey{caller, session}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.grants[k]
+	best := -1
+	for i, g := range list {
+		if (g.ToolName == "" || g.ToolName == tool) && len(missingCaps(g.Capabilities, privileged)) == 0 {
+			if g.Uses == 0 {
+				return true
+			}
+			if best < 0 {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	if g := list[best]; g.Uses > 1 {
+		g.Uses--
+		return true
+	}
+	list = slices.Delete(list, best, best+1)
+	if len(list) == 0 {
+		delete(s.grants, k)
+	} else {
+		s.grants[k] = list
+	}
+	return true
+}
+
+// askUser asks an attached UI to approve a cli call that has no grant, and
+// waits for the decision.
+func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privileged []protocol.Capability) error {
+	tool := req.Tool.Name
+	base := requiresMessage(tool, privileged)
+	hint := fmt.Sprintf(`"meith serve --grant-cli %s"`, joinCaps(privileged, ","))
+	if s.approvals == nil {
+		return deny(req, ReasonNoApprovalUI, privileged, nil,
+			base+" This runtime has no approval UI: start it with "+hint+" to allow such calls.")
+	}
+	gating, _ := GatingCapability(privileged)
+	var peer *registry.Peer
+	if req.Peer != nil {
+		p := *req.Peer
+		peer = &p
+	}
+	args := req.Args
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	now := time.Now()
+	p, err := s.approvals.open(ApprovalRequest{
+		ToolName:     tool,
+		Description:  req.Tool.Description,
+		Capabilities: privileged,
+		Capability:   gating,
+		Caller:       req.Client.Caller,
+		SessionID:    req.Client.SessionID,
+		Peer:         peer,
+		ArgsSummary:  audit.Summarize(args),
+		CreatedAt:    now,
+		ExpiresAt:    now.Add(s.timeout),
+	})
+	switch {
+	case errors.Is(err, errNoUI):
+		return deny(req, ReasonNoApprovalUI, privileged, nil,
+			base+" No approval UI is attached to this runtime: open the meith desktop app to approve CLI calls, or start the runtime with "+hint+".")
+	case errors.Is(err, errTooMany):
+		return deny(req, ReasonTooManyPending, privileged, nil,
+			base+" Too many approval requests are already waiting in the meith app; decide those first.")
+	}
+	if req.Emit != nil {
+		req.Emit(protocol.Progress("waiting for approval in the meith app…", -1))
+	}
+	res, err := s.approvals.wait(ctx, p, s.timeout)
+	if res == ResolvedAllowConnection {
+		// The user's decision holds for the connection even if this call
+		// was cancelled meanwhile.
+		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: req.Client.SessionID, Capabilities: privileged})
+	}
+	if err != nil {
+		return err
+	}
+	switch res {
+	case ResolvedAllowOnce, ResolvedAllowConnection:
+		return nil
+	case ResolvedDeny:
+		return deny(req, ReasonUserDenied, privileged, nil, fmt.Sprintf("User denied %q.", tool))
+	case ResolvedTimeout:
+		return deny(req, ReasonApprovalTimeout, privileged, nil,
+			fmt.Sprintf("Approval for %q timed out after %s.", tool, s.timeout))
+	default: // ResolvedDetached
+		return deny(req, ReasonNoApprovalUI, privileged, nil,
+			base+" The approval UI closed before a decision was made.")
+	}
+}
+
+// requiresMessage is the original's deny message.
+func requiresMessage(tool string, privileged []protocol.Capability) string {
+	return fmt.Sprintf("Tool %q requires %s permission.", tool, joinCaps(privileged, ", "))
+}
+
+// Reason says why a call was denied, for clients that act on it (the CLI
+// prints how to grant).
+type Reason string
+
+// The reasons of [DenyDetails].
+const (
+	ReasonUnknownCaller   Reason = "unknown_caller"
+	ReasonNoSession       Reason = "no_session"
+	ReasonNoGrant         Reason = "no_grant"
+	ReasonNoApprovalUI    Reason = "no_approval_ui"
+	ReasonTooManyPending  Reason = "too_many_pending"
+	ReasonUserDenied      Reason = "user_denied"
+	ReasonApprovalTimeout Reason = "approval_timeout"
+	ReasonPluginUnbound   Reason = "plugin_unbound"
+	ReasonPluginMissing   Reason = "plugin_missing_capabilities"
+)
+
+// DenyDetails is the Details of a PERMISSION_DENIED error from [Service].
+type DenyDetails struct {
+	Reason   Reason          `json:"reason"`
+	ToolName string          `json:"toolName"`
+	Caller   protocol.Caller `json:"caller"`
+	// Required lists the capabilities the call needed: the tool's
+	// privileged ones, or for a plugin all it declares.
+	Required []protocol.Capability `json:"required"`
+	// Missing lists the capabilities a plugin lacks.
+	Missing []protocol.Capability `json:"missing,omitempty"`
+}
+
+// deny builds the PERMISSION_DENIED error.
+func deny(req registry.AuthRequest, reason Reason, required, missing []protocol.Capability, msg string) error {
+	return &protocol.ToolError{
+		Code:    protocol.CodePermissionDenied,
+		Message: msg,
+		Details: DenyDetails{
+			Reason:   reason,
+			ToolName: req.Tool.Name,
+			Caller:   req.Client.Caller,
+			Required: required,
+			Missing:  missing,
+		},
+	}
+}

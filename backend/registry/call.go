@@ -1,0 +1,359 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// Causes of the end of a call's context, told apart with context.Cause.
+var (
+	errCallTimeout = errors.New("tool call timed out")
+	errShutdown    = errors.New("runtime is shutting down")
+)
+
+// maxTimeout caps a call's timeout so the deadline arithmetic cannot
+// overflow; "run until cancelled" tools use a very large Tool.Timeout.
+const maxTimeout = 100 * 365 * 24 * time.Hour
+
+// handlerResult is what a handler goroutine hands back to Call.
+type handlerResult struct {
+	res protocol.ToolResult
+	err error
+}
+
+// Call runs one tool call and returns its result; it never panics on a
+// tool's behalf and never returns before the outcome is audited. The steps,
+// in order, each ending the call with a failed envelope when it fails:
+//
+//  1. shutdown: after [Registry.BeginShutdown], RUNTIME_SHUTTING_DOWN;
+//  2. lookup: an unregistered name gives UNKNOWN_TOOL, with a "did you mean"
+//     suggestion when a registered name is close;
+//  3. validation: the arguments (empty or null mean {}) must match the input
+//     schema (unknown keys are refused with the closest known key); defaults
+//     are filled in and the result decoded strictly into the input type;
+//     failures give VALIDATION_ERROR with details {"issues":[{path,message}]};
+//  4. authorization: [Options.Authorizer], if set, decides with ctx (not
+//     subject to the tool timeout); a *protocol.ToolError keeps its code, ctx
+//     ending gives CANCELLED, any other error PERMISSION_DENIED;
+//  5. execution: the handler runs in its own goroutine with a context that
+//     ends at the timeout (req.Timeout, else Tool.Timeout, else
+//     Options.DefaultTimeout, else protocol.DefaultToolTimeoutMs), when ctx
+//     is cancelled or at shutdown; Call returns TIMEOUT, CANCELLED or
+//     RUNTIME_SHUTTING_DOWN at that moment even if the handler ignores its
+//     context, dropping its late result and events;
+//  6. handler errors: a *protocol.ToolError keeps its code, message and
+//     details, a context error becomes TIMEOUT or CANCELLED, anything else
+//     (a panic included) TOOL_FAILED;
+//  7. success: an explicit envelope is returned as is, a raw value wrapped
+//     as {ok: true, content: value}.
+//
+// Every outcome is passed to [Options.Audit] exactly once, synchronously,
+// before Call returns. Events reach req.Emit in order and never after Call
+// returns; a slow req.Emit delays the call's resolution.
+func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if req.RequestID == "" {
+		req.RequestID = "req_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	}
+	started := time.Now()
+	em := &emitter{fn: req.Emit}
+	rec := Outcome{
+		RequestID: req.RequestID,
+		Started:   started,
+		ToolName:  req.ToolName,
+		Client:    req.Client,
+		Args:      auditArgs(req.Args),
+	}
+	finish := func(res protocol.ToolResult) protocol.ToolResult {
+		em.close()
+		rec.Duration = time.Since(started)
+		rec.Result = res
+		if r.opts.Audit != nil {
+			r.opts.Audit(rec)
+		}
+		return res
+	}
+
+	e := r.lookup(req.ToolName)
+	if e != nil {
+		rec.Capabilities = append([]protocol.Capability(nil), e.tool.Capabilities...)
+	}
+
+	// 1. Shutdown.
+	if r.ShuttingDown() {
+		return finish(protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
+			fmt.Sprintf("Runtime is shutting down; tool %q was not run.", req.ToolName), nil))
+	}
+
+	// 2. Lookup.
+	if e == nil {
+		return finish(r.unknownTool(req.ToolName))
+	}
+
+	// 3. Validation.
+	args, issues := prepareArgs(req.Args, e.schema)
+	var run invoke
+	if issues == nil {
+		run, issues = e.bind(args)
+	}
+	if issues != nil {
+		return finish(protocol.ErrorResult(protocol.CodeValidation,
+			fmt.Sprintf("Invalid arguments for %q: %s", req.ToolName, issues[0].Message),
+			ValidationDetails{Issues: issues}))
+	}
+	rec.Args = args
+
+	// The call's context ends when the caller cancels or at shutdown.
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	stop := context.AfterFunc(r.shutdownCtx, func() { cancelCall(errShutdown) })
+	defer stop()
+
+	// 4. Authorization.
+	if a := r.opts.Authorizer; a != nil {
+		if res, ok := r.authorize(callCtx, a, e, req, args, em); !ok {
+			return finish(res)
+		}
+	}
+	if callCtx.Err() != nil {
+		return finish(r.ended(callCtx, req.ToolName, 0))
+	}
+
+	// 5. Execution, raced against the timeout and cancellation.
+	timeout := r.timeoutFor(e, req)
+	hctx, cancel := context.WithTimeoutCause(callCtx, timeout, errCallTimeout)
+	defer cancel()
+	call := &Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, emit: em.emit}
+	done := make(chan handlerResult, 1)
+	r.enter()
+	go func() {
+		var hr handlerResult
+		defer func() {
+			if p := recover(); p != nil {
+				hr = handlerResult{err: fmt.Errorf("tool panicked: %v", p)}
+			}
+			r.leave()
+			done <- hr
+		}()
+		hr.res, hr.err = run(hctx, call)
+	}()
+
+	var hr handlerResult
+	select {
+	case hr = <-done:
+	case <-hctx.Done():
+		select {
+		case hr = <-done: // finished at the same moment: keep its result
+		default:
+			return finish(r.ended(hctx, req.ToolName, timeout))
+		}
+	}
+
+	// 6 and 7. The handler's error or result.
+	if hr.err != nil {
+		return finish(r.handlerFailure(hctx, req.ToolName, timeout, hr.err))
+	}
+	return finish(hr.res)
+}
+
+// authorize asks the authorizer, racing it against ctx. It returns ok false
+// with the failed result when the call may not run.
+func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Request,
+	args []byte, em *emitter) (protocol.ToolResult, bool) {
+	areq := AuthRequest{
+		Tool: protocol.ToolDescriptor{
+			Name:         e.desc.Name,
+			Description:  e.desc.Description,
+			Capabilities: append([]protocol.Capability(nil), e.desc.Capabilities...),
+		},
+		Client: req.Client,
+		Peer:   req.Peer,
+		Args:   append([]byte(nil), args...),
+		Emit:   em.emit,
+	}
+	decided := make(chan error, 1)
+	go func() {
+		var err error
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("authorizer panicked: %v", p)
+			}
+			decided <- err
+		}()
+		err = a.Authorize(ctx, areq)
+	}()
+	var err error
+	select {
+	case err = <-decided:
+	case <-ctx.Done():
+		select {
+		case err = <-decided:
+		default:
+			return r.ended(ctx, req.ToolName, 0), false
+		}
+	}
+	if err == nil {
+		return protocol.ToolResult{}, true
+	}
+	var te *protocol.ToolError
+	switch {
+	case errors.As(err, &te):
+		code := te.Code
+		if !code.Valid() {
+			code = protocol.CodePermissionDenied
+		}
+		return protocol.ErrorResult(code, te.Message, te.Details), false
+	case ctx.Err() != nil:
+		return r.ended(ctx, req.ToolName, 0), false
+	default:
+		return protocol.ErrorResult(protocol.CodePermissionDenied, err.Error(), nil), false
+	}
+}
+
+// handlerFailure maps a handler's error to a failed envelope.
+func (r *Registry) handlerFailure(hctx context.Context, name string, timeout time.Duration, err error) protocol.ToolResult {
+	var te *protocol.ToolError
+	switch {
+	case errors.As(err, &te):
+		if !te.Code.Valid() {
+			return protocol.ErrorResult(protocol.CodeToolFailed, te.Error(), te.Details)
+		}
+		return protocol.ErrorResult(te.Code, te.Message, te.Details)
+	case hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		return r.ended(hctx, name, timeout)
+	case errors.Is(err, context.DeadlineExceeded):
+		return protocol.ErrorResult(protocol.CodeTimeout, fmt.Sprintf("Tool %q timed out: %v", name, err), nil)
+	case errors.Is(err, context.Canceled):
+		return protocol.ErrorResult(protocol.CodeCancelled, fmt.Sprintf("Tool %q was cancelled: %v", name, err), nil)
+	default:
+		return protocol.ErrorResult(protocol.CodeToolFailed, err.Error(), nil)
+	}
+}
+
+// ended is the result of a call whose context ended, by its cause.
+func (r *Registry) ended(ctx context.Context, name string, timeout time.Duration) protocol.ToolResult {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errCallTimeout):
+		return protocol.ErrorResult(protocol.CodeTimeout,
+			fmt.Sprintf("Tool %q timed out after %dms", name, timeout.Milliseconds()), nil)
+	case errors.Is(cause, errShutdown):
+		return protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
+			fmt.Sprintf("Runtime is shutting down; tool %q was cancelled.", name), nil)
+	default:
+		return protocol.ErrorResult(protocol.CodeCancelled, fmt.Sprintf("Tool %q was cancelled", name), nil)
+	}
+}
+
+// auditArgs is the arguments as recorded before validation: {} when empty,
+// and the text as a JSON string when it is not JSON, so an Outcome always
+// marshals.
+func auditArgs(args json.RawMessage) json.RawMessage {
+	args = normalizeArgs(args)
+	if json.Valid(args) {
+		return append(json.RawMessage(nil), args...)
+	}
+	b, _ := json.Marshal(string(args))
+	return b
+}
+
+func (r *Registry) unknownTool(name string) protocol.ToolResult {
+	msg := "Unknown tool: " + name
+	var details any
+	if s := suggest(name, r.Names()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+		details = map[string]string{"suggestion": s}
+	}
+	return protocol.ErrorResult(protocol.CodeUnknownTool, msg, details)
+}
+
+// timeoutFor picks the call's timeout: the call's, the tool's, the
+// registry's default, the protocol default.
+func (r *Registry) timeoutFor(e *entry, req Request) time.Duration {
+	t := time.Duration(protocol.DefaultToolTimeoutMs) * time.Millisecond
+	switch {
+	case req.Timeout > 0:
+		t = req.Timeout
+	case e.tool.Timeout > 0:
+		t = e.tool.Timeout
+	case r.opts.DefaultTimeout > 0:
+		t = r.opts.DefaultTimeout
+	}
+	return min(t, maxTimeout)
+}
+
+// emitter delivers a call's events to the caller's Emit, in order, one at a
+// time, and never after close.
+type emitter struct {
+	mu     sync.Mutex
+	fn     func(protocol.Event)
+	closed bool
+}
+
+func (e *emitter) emit(ev protocol.Event) {
+	if ev.Kind == protocol.EventLog && ev.Level == "" {
+		ev.Level = protocol.LevelInfo
+	}
+	if ev.Validate() != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.fn == nil {
+		return
+	}
+	e.fn(ev)
+}
+
+// close waits for an event being delivered and stops all later ones.
+func (e *emitter) close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+}
+
+// NewCall returns a Call that sends its events to emit (which may be nil),
+// for running a handler outside [Registry.Call], in tests say.
+func NewCall(requestID string, client protocol.ClientInfo, peer *Peer, emit func(protocol.Event)) *Call {
+	em := &emitter{fn: emit}
+	return &Call{RequestID: requestID, Client: client, Peer: peer, emit: em.emit}
+}
+
+// Emit sends an event on the call's stream. Invalid events are dropped, as
+// are events sent after the call resolved. It is safe for concurrent use.
+func (c *Call) Emit(ev protocol.Event) {
+	if c == nil || c.emit == nil {
+		return
+	}
+	c.emit(ev)
+}
+
+// Progress sends a progress event; a negative fraction means unknown, others
+// are clamped to 0..1.
+func (c *Call) Progress(message string, fraction float64) {
+	c.Emit(protocol.Progress(message, fraction))
+}
+
+// Log sends a log event (level info when empty).
+func (c *Call) Log(level protocol.LogLevel, message string) {
+	c.Emit(protocol.Log(level, message))
+}
+
+// PartialText sends a chunk of streamed text.
+func (c *Call) PartialText(text string) { c.Emit(protocol.PartialText(text)) }
+
+// Artifact announces a produced artifact stored at path (name is a display
+// name). Events without a mimeType are dropped.
+func (c *Call) Artifact(mimeType, name, path string) {
+	c.Emit(protocol.Event{Kind: protocol.EventArtifact, MimeType: mimeType, Name: name, Path: path})
+}

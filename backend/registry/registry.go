@@ -1,0 +1,297 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// NoArgs is the input type of a tool that takes no arguments; its schema is
+// an object without properties, so any argument is refused.
+type NoArgs struct{}
+
+// Registry holds the registered tools and runs every call through the
+// pipeline described on [Registry.Call]. Create it with [New]; it is safe
+// for concurrent use.
+type Registry struct {
+	opts Options
+
+	mu     sync.RWMutex
+	tools  map[string]*entry
+	order  []string
+	closed atomic.Bool
+
+	// shutdownCtx is cancelled by BeginShutdown, which aborts in-flight calls.
+	shutdownCtx    context.Context
+	shutdownCancel context.CancelFunc
+
+	flightMu sync.Mutex
+	inFlight int
+	idle     chan struct{} // closed when inFlight drops to zero
+}
+
+// entry is one registered tool.
+type entry struct {
+	tool   Tool
+	desc   protocol.ToolDescriptor
+	schema *jsonschema.Schema
+	// bind decodes validated arguments into the tool's input and returns the
+	// function that runs the handler on it.
+	bind func(args json.RawMessage) (invoke, []Issue)
+}
+
+// invoke runs a bound handler and wraps its output in an envelope.
+type invoke func(ctx context.Context, call *Call) (protocol.ToolResult, error)
+
+// New returns an empty registry configured by opts.
+func New(opts Options) *Registry {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Registry{
+		opts:           opts,
+		tools:          map[string]*entry{},
+		shutdownCtx:    ctx,
+		shutdownCancel: cancel,
+	}
+}
+
+var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Register adds a tool whose handler takes a typed input In and returns a
+// typed output Out. It is a function, not a method, because methods cannot
+// have type parameters.
+//
+// Register infers the input JSON Schema from In, which must be a struct type
+// (use [NoArgs] for none): properties from the exported fields by their JSON
+// names, required for fields without omitempty/omitzero, descriptions from
+// `jsonschema:"..."` tags, and every struct object refusing unknown keys
+// (additionalProperties: false). These field tags refine it:
+//
+//	enum:"a,b,c"      allowed values of a string or integer field (or of
+//	                  each item of a slice of them)
+//	default:"..."     value used when the argument is missing, parsed per the
+//	                  field's type (string as is, integer, number, bool, JSON
+//	                  for anything else); a field with a default is optional
+//	minimum:"0"       inclusive lower bound of a number (or of each item)
+//	maximum:"600000"  inclusive upper bound of a number (or of each item)
+//
+// At call time the arguments are validated against that schema, completed
+// with the defaults and decoded strictly into In before the handler runs.
+//
+// If Out is [protocol.ToolResult] (or a pointer to one) the handler's
+// envelope is returned as is; any other value v becomes {ok: true, content: v}.
+//
+// Register panics on a bad registration, so mistakes show at start-up: an
+// empty, malformed or duplicate name, an empty description, no or invalid
+// capabilities, a nil handler, an In that is not a struct, a type the schema
+// cannot describe, or a bad struct tag.
+func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call *Call, in In) (Out, error)) {
+	if err := checkTool(t); err != nil {
+		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
+	}
+	if h == nil {
+		panic(fmt.Sprintf("registry: register tool %q: nil handler", t.Name))
+	}
+	schema, err := inferSchema(reflect.TypeFor[In]())
+	if err != nil {
+		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
+	}
+	raw, err := marshalSchema(schema)
+	if err != nil {
+		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
+	}
+	e := &entry{
+		tool: t,
+		desc: protocol.ToolDescriptor{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  raw,
+			Capabilities: slices.Clone(t.Capabilities),
+		},
+		schema: schema,
+		bind: func(args json.RawMessage) (invoke, []Issue) {
+			var in In
+			if issues := decodeStrict(args, &in); issues != nil {
+				return nil, issues
+			}
+			return func(ctx context.Context, call *Call) (protocol.ToolResult, error) {
+				out, err := h(ctx, call, in)
+				if err != nil {
+					return protocol.ToolResult{}, err
+				}
+				return wrapOutput(out), nil
+			}, nil
+		},
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name]; dup {
+		panic(fmt.Sprintf("registry: tool already registered: %q", t.Name))
+	}
+	r.tools[t.Name] = e
+	r.order = append(r.order, t.Name)
+}
+
+// checkTool checks the static definition of a tool.
+func checkTool(t Tool) error {
+	switch {
+	case t.Name == "":
+		return errors.New("empty name")
+	case !toolNameRE.MatchString(t.Name):
+		return errors.New("name must match ^[a-z][a-z0-9_]*$")
+	case strings.TrimSpace(t.Description) == "":
+		return errors.New("empty description")
+	case len(t.Capabilities) == 0:
+		return errors.New("no capabilities (declare at least one, e.g. read-only)")
+	case t.Timeout < 0:
+		return fmt.Errorf("negative timeout %v", t.Timeout)
+	}
+	for i, c := range t.Capabilities {
+		if !c.Valid() {
+			return fmt.Errorf("invalid capability %q", c)
+		}
+		if slices.Contains(t.Capabilities[:i], c) {
+			return fmt.Errorf("capability %q listed twice", c)
+		}
+	}
+	return nil
+}
+
+// wrapOutput turns a handler's output into the result envelope.
+func wrapOutput(out any) protocol.ToolResult {
+	switch v := out.(type) {
+	case protocol.ToolResult:
+		return normalizeEnvelope(v)
+	case *protocol.ToolResult:
+		if v == nil {
+			return protocol.ToolResult{OK: true}
+		}
+		return normalizeEnvelope(*v)
+	}
+	return protocol.OKResult(out)
+}
+
+// normalizeEnvelope returns an explicit envelope unchanged unless it is
+// malformed: a failure without an error or with an unknown code becomes
+// TOOL_FAILED, so the result frame stays valid.
+func normalizeEnvelope(r protocol.ToolResult) protocol.ToolResult {
+	if r.OK {
+		return r
+	}
+	switch {
+	case r.Error == nil:
+		r.Error = &protocol.ErrorInfo{Code: protocol.CodeToolFailed, Message: "tool failed without an error"}
+	case !r.Error.Code.Valid():
+		e := *r.Error
+		e.Message = fmt.Sprintf("%s (unknown error code %q)", e.Message, e.Code)
+		e.Code = protocol.CodeToolFailed
+		r.Error = &e
+	}
+	return r
+}
+
+// List returns the descriptors of all tools in registration order.
+func (r *Registry) List() []protocol.ToolDescriptor {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]protocol.ToolDescriptor, 0, len(r.order))
+	for _, name := range r.order {
+		out = append(out, cloneDescriptor(r.tools[name].desc))
+	}
+	return out
+}
+
+// Describe returns the descriptor of the named tool.
+func (r *Registry) Describe(name string) (protocol.ToolDescriptor, bool) {
+	e := r.lookup(name)
+	if e == nil {
+		return protocol.ToolDescriptor{}, false
+	}
+	return cloneDescriptor(e.desc), true
+}
+
+// Names returns the tool names in registration order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.order)
+}
+
+func (r *Registry) lookup(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.tools[name]
+}
+
+func cloneDescriptor(d protocol.ToolDescriptor) protocol.ToolDescriptor {
+	d.InputSchema = slices.Clone(d.InputSchema)
+	d.Capabilities = slices.Clone(d.Capabilities)
+	return d
+}
+
+// BeginShutdown makes every later call fail with RUNTIME_SHUTTING_DOWN and
+// cancels the calls in flight, which resolve with RUNTIME_SHUTTING_DOWN too
+// (handlers see their context cancelled). It is idempotent; use
+// [Registry.WaitIdle] to wait for the handlers to return.
+func (r *Registry) BeginShutdown() {
+	r.closed.Store(true)
+	r.shutdownCancel()
+}
+
+// ShuttingDown reports whether [Registry.BeginShutdown] was called.
+func (r *Registry) ShuttingDown() bool { return r.closed.Load() }
+
+// InFlight returns the number of handlers still running, including those
+// whose call already resolved (timed out or cancelled) but which have not
+// returned yet.
+func (r *Registry) InFlight() int {
+	r.flightMu.Lock()
+	defer r.flightMu.Unlock()
+	return r.inFlight
+}
+
+// WaitIdle waits until no handler is running ([Registry.InFlight] is 0) or
+// ctx ends, whose error it then returns.
+func (r *Registry) WaitIdle(ctx context.Context) error {
+	r.flightMu.Lock()
+	if r.inFlight == 0 {
+		r.flightMu.Unlock()
+		return nil
+	}
+	idle := r.idle
+	r.flightMu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for idle registry: %w", ctx.Err())
+	}
+}
+
+func (r *Registry) enter() {
+	r.flightMu.Lock()
+	defer r.flightMu.Unlock()
+	if r.inFlight == 0 {
+		r.idle = make(chan struct{})
+	}
+	r.inFlight++
+}
+
+func (r *Registry) leave() {
+	r.flightMu.Lock()
+	defer r.flightMu.Unlock()
+	r.inFlight--
+	if r.inFlight == 0 {
+		close(r.idle)
+	}
+}
