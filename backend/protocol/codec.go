@@ -174,12 +174,13 @@ func Decode(line []byte) (Message, error) {
 	}
 	var reqID string
 	_ = json.Unmarshal(env.RequestID, &reqID)
-	if len(env.Protocol) > 0 && string(env.Protocol) != "null" {
-		if string(env.Protocol) != "1" {
-			var v json.Number
-			if c := env.Protocol[0]; (c != '-' && (c < '0' || c > '9')) || json.Unmarshal(env.Protocol, &v) != nil {
-				return nil, invalid(`field "protocol" must be an integer`)
-			}
+	if len(env.Protocol) > 0 && string(env.Protocol) != "null" && string(env.Protocol) != "1" {
+		var v json.Number
+		if c := env.Protocol[0]; (c != '-' && (c < '0' || c > '9')) || json.Unmarshal(env.Protocol, &v) != nil {
+			return nil, withID(invalid(`field "protocol" must be an integer`), reqID)
+		}
+		// 1.0 and 1e0 are the number 1, as a JavaScript peer would see them.
+		if f, err := v.Float64(); err != nil || f != ProtocolVersion {
 			return nil, &FrameError{RequestID: reqID,
 				Message: fmt.Sprintf("Unsupported protocol version %s; server requires %d", v.String(), ProtocolVersion)}
 		}
@@ -192,7 +193,11 @@ func Decode(line []byte) (Message, error) {
 	case TypeListTools:
 		msg = &ListTools{}
 	case TypeToolCall:
-		return decodeToolCall(trimmed)
+		m, err := decodeToolCall(trimmed)
+		if err != nil {
+			return nil, withID(err, reqID)
+		}
+		return m, nil
 	case TypeCancelToolCall:
 		msg = &CancelToolCall{}
 	case TypeToolsList:
@@ -207,12 +212,31 @@ func Decode(line []byte) (Message, error) {
 		return nil, invalid(fmt.Sprintf("unknown message type %q", *env.Type))
 	}
 	if err := json.Unmarshal(trimmed, msg); err != nil {
-		return nil, invalid(describeJSONError(err))
+		return nil, withID(invalid(describeJSONError(err)), cancelID(msg, reqID))
 	}
 	if err := check(msg, trimmed); err != nil {
-		return nil, invalid(err.Error())
+		return nil, withID(invalid(err.Error()), cancelID(msg, reqID))
 	}
 	return msg, nil
+}
+
+// withID attaches the frame's requestId to a frame error, so that a client
+// whose tool_call was refused learns which call failed instead of waiting.
+func withID(err error, requestID string) error {
+	var fe *FrameError
+	if errors.As(err, &fe) && fe.RequestID == "" {
+		fe.RequestID = requestID
+	}
+	return err
+}
+
+// cancelID keeps the requestId of a refused cancel_tool_call only; other
+// client frames carry none and server frames are answered without one.
+func cancelID(msg Message, requestID string) string {
+	if _, ok := msg.(*CancelToolCall); ok {
+		return requestID
+	}
+	return ""
 }
 
 // wireToolCall decodes a tool_call in one pass while telling an absent
@@ -227,7 +251,7 @@ type wireToolCall struct {
 }
 
 // decodeToolCall is the hot path of the socket: one typed pass, no maps.
-func decodeToolCall(raw []byte) (Message, error) {
+func decodeToolCall(raw []byte) (*ToolCall, error) {
 	var w wireToolCall
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, invalid(describeJSONError(err))

@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // FrameType is the "type" field of a frame.
 type FrameType string
@@ -21,18 +24,35 @@ type Message interface {
 	// FrameType returns the frame's "type".
 	FrameType() FrameType
 	// version returns the frame's protocol field, for the encoder's stamp.
-	version() *int
+	version() *Version
 	setVersion(v int)
 }
 
 // Header holds the fields every frame may carry.
 type Header struct {
 	Type     FrameType `json:"type"`
-	Protocol *int      `json:"protocol,omitempty"`
+	Protocol *Version  `json:"protocol,omitempty"`
 }
 
-func (h *Header) version() *int        { return h.Protocol }
-func (h *Header) setVersion(v int)     { h.Protocol = &v }
+// Version is a frame's protocol field. It decodes any JSON number with an
+// integral value (1, 1.0, 1e0), as a JavaScript peer would write it.
+type Version int
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *Version) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	if f != float64(int(f)) {
+		return fmt.Errorf("protocol version %v is not an integer", f)
+	}
+	*v = Version(f)
+	return nil
+}
+
+func (h *Header) version() *Version    { return h.Protocol }
+func (h *Header) setVersion(v int)     { x := Version(v); h.Protocol = &x }
 func (h *Header) FrameType() FrameType { return h.Type }
 
 // ListTools asks for the tool descriptors. Answered by [ToolsList].

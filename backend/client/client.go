@@ -1,0 +1,410 @@
+// Package client is the Go client of the meith tool socket: the CLI and the
+// tests use it to list and call tools on a running runtime.
+//
+// A [Client] multiplexes any number of concurrent calls over one connection:
+// one reader goroutine dispatches the server's frames to the calls by
+// requestId. Cancelling a call's context sends cancel_tool_call, so the tool
+// stops on the runtime side too.
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// CancelGrace is how long a cancelled call waits for the runtime's own
+// tool_result before it resolves locally as CANCELLED.
+const CancelGrace = 2 * time.Second
+
+// writeTimeout bounds one frame write to the runtime.
+const writeTimeout = 10 * time.Second
+
+// ErrClosed is wrapped by the errors of calls that fail because the
+// connection closed (the runtime went away, or [Client.Close] was called).
+var ErrClosed = errors.New("connection to the meith runtime closed")
+
+// ConnectError reports that [Dial] could not reach the runtime.
+type ConnectError struct {
+	Path string
+	Err  error
+}
+
+// Error implements error.
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("Could not connect to the meith runtime at %s. Is the desktop app (or \"meith serve\") running? (%v)", e.Path, e.Err)
+}
+
+// Unwrap returns the dial error.
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// IsConnectError reports whether err is a *[ConnectError].
+func IsConnectError(err error) bool {
+	var ce *ConnectError
+	return errors.As(err, &ce)
+}
+
+// ProtocolError is a transport-level error frame the runtime sent about a
+// request (a duplicate requestId, an unsupported protocol version, …). Tool
+// failures are never ProtocolErrors: they come back as failed ToolResults.
+type ProtocolError struct {
+	Code    protocol.ErrorCode
+	Message string
+}
+
+// Error implements error.
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("meith runtime protocol error (%s): %s", e.Code, e.Message)
+}
+
+// IsProtocolError reports whether err is a *[ProtocolError].
+func IsProtocolError(err error) bool {
+	var pe *ProtocolError
+	return errors.As(err, &pe)
+}
+
+// CallOptions tunes one [Client.Call].
+type CallOptions struct {
+	// ClientInfo is the caller context sent with the call. Caller defaults
+	// to cli and Cwd to the working directory. The runtime replaces
+	// SessionID and only honours the cli and plugin callers.
+	ClientInfo protocol.ClientInfo
+	// Timeout is sent as timeoutMs when positive; the runtime then answers
+	// TIMEOUT when the tool runs longer.
+	Timeout time.Duration
+	// OnEvent receives the call's tool_event frames in order, all before
+	// Call returns. It runs on the client's reader goroutine: it must
+	// return quickly, and must neither wait for another call of this Client
+	// nor close it.
+	OnEvent func(protocol.Event)
+}
+
+// Client is a connection to a meith runtime. It is safe for concurrent use.
+type Client struct {
+	path string
+	nc   net.Conn
+	w    *protocol.Writer
+
+	listMu sync.Mutex // orders list_tools waiters with their frames
+
+	mu      sync.Mutex
+	pending map[string]*pending
+	lists   []chan []protocol.ToolDescriptor // list_tools waiters, in send order
+	lastErr string                           // last error frame without requestId
+	err     error                            // why the connection closed (wraps ErrClosed)
+
+	done       chan struct{} // closed when the reader stops
+	readerDone chan struct{}
+	closeOnce  sync.Once
+}
+
+// pending is one call waiting for its result.
+type pending struct {
+	onEvent func(protocol.Event)
+	result  chan protocol.ToolResult // buffered 1
+	perr    chan *ProtocolError      // buffered 1
+}
+
+// Dial connects to the runtime's socket at path. A failure is a
+// *[ConnectError].
+func Dial(ctx context.Context, path string) (*Client, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, &ConnectError{Path: path, Err: err}
+	}
+	c := &Client{
+		path:       path,
+		nc:         nc,
+		w:          protocol.NewWriter(deadlineWriter{nc}),
+		pending:    map[string]*pending{},
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// Path returns the socket path the client is connected to.
+func (c *Client) Path() string { return c.path }
+
+// deadlineWriter bounds each write, so a runtime that stopped reading
+// cannot block a caller forever.
+type deadlineWriter struct{ c net.Conn }
+
+func (w deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.c.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
+		return 0, err
+	}
+	return w.c.Write(p)
+}
+
+// Close closes the connection. Calls still waiting fail with an error that
+// wraps [ErrClosed]. Close is idempotent.
+func (c *Client) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.fail(fmt.Errorf("client closed: %w", ErrClosed))
+		err = c.nc.Close()
+	})
+	<-c.readerDone
+	if err != nil {
+		return fmt.Errorf("close meith runtime connection: %w", err)
+	}
+	return nil
+}
+
+// fail marks the connection closed with err, once.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	close(c.done)
+}
+
+// closedErr returns why the connection closed.
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *Client) readLoop() {
+	defer close(c.readerDone)
+	r := protocol.NewReader(c.nc)
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			if protocol.IsFrameError(err) {
+				continue // a frame we cannot read; the rest still can be
+			}
+			c.mu.Lock()
+			last := c.lastErr
+			c.mu.Unlock()
+			cause := fmt.Errorf("connection to the meith runtime at %s lost: %w", c.path, ErrClosed)
+			if last != "" {
+				cause = fmt.Errorf("connection to the meith runtime at %s lost (%s): %w", c.path, last, ErrClosed)
+			}
+			c.fail(cause)
+			_ = c.nc.Close()
+			return
+		}
+		c.dispatch(msg)
+	}
+}
+
+func (c *Client) dispatch(msg protocol.Message) {
+	switch m := msg.(type) {
+	case *protocol.ToolEvent:
+		c.mu.Lock()
+		p := c.pending[m.RequestID]
+		c.mu.Unlock()
+		if p != nil && p.onEvent != nil {
+			p.onEvent(m.Event)
+		}
+	case *protocol.ToolResultFrame:
+		c.mu.Lock()
+		p := c.pending[m.RequestID]
+		delete(c.pending, m.RequestID)
+		c.mu.Unlock()
+		if p != nil {
+			p.result <- m.Result
+		}
+	case *protocol.ToolsList:
+		c.mu.Lock()
+		var ch chan []protocol.ToolDescriptor
+		if len(c.lists) > 0 {
+			ch, c.lists = c.lists[0], c.lists[1:]
+		}
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- m.Tools
+		}
+	case *protocol.ErrorFrame:
+		c.mu.Lock()
+		var p *pending
+		if m.RequestID != "" {
+			p = c.pending[m.RequestID]
+			delete(c.pending, m.RequestID)
+		}
+		if p == nil {
+			c.lastErr = m.Message
+		}
+		c.mu.Unlock()
+		if p != nil {
+			p.perr <- &ProtocolError{Code: m.Code, Message: m.Message}
+		}
+	}
+	// Client frames echoed back are ignored.
+}
+
+// ListTools returns the descriptors of the runtime's tools.
+func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolDescriptor, error) {
+	ch := make(chan []protocol.ToolDescriptor, 1)
+	// Queue and send under listMu, so waiters stay in the order of their
+	// frames (the runtime answers list_tools in order).
+	c.listMu.Lock()
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		c.listMu.Unlock()
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	c.lists = append(c.lists, ch)
+	c.mu.Unlock()
+	err := c.w.Write(protocol.NewListTools(&protocol.ClientInfo{Caller: protocol.CallerCLI}))
+	c.listMu.Unlock()
+	if err != nil {
+		c.abort(err)
+		return nil, fmt.Errorf("list tools: %w", c.closedErr())
+	}
+	select {
+	case tools := <-ch:
+		return tools, nil
+	case <-c.done:
+		select {
+		case tools := <-ch:
+			return tools, nil
+		default:
+		}
+		return nil, fmt.Errorf("list tools: %w", c.closedErr())
+	case <-ctx.Done():
+		// The waiter stays queued (its buffered channel absorbs the late
+		// answer) so later lists still match their answers.
+		return nil, fmt.Errorf("list tools: %w", ctx.Err())
+	}
+}
+
+// abort closes the connection after a failed write.
+func (c *Client) abort(err error) {
+	c.fail(fmt.Errorf("write to the meith runtime at %s: %v: %w", c.path, err, ErrClosed))
+	_ = c.nc.Close()
+}
+
+// Call calls tool with args (nil means {}) and returns its result; a tool
+// failure is a result with OK false, not an error. When ctx ends first, Call
+// sends cancel_tool_call and waits up to [CancelGrace] for the runtime's
+// result (normally CANCELLED); after that it returns a local CANCELLED
+// result. The error is a *[ProtocolError] when the runtime refused the frame
+// (see [IsProtocolError]), or wraps [ErrClosed] when the connection closed
+// before the result arrived.
+func (c *Client) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (protocol.ToolResult, error) {
+	ci := opts.ClientInfo
+	if ci.Caller == "" {
+		ci.Caller = protocol.CallerCLI
+	}
+	if ci.Cwd == "" {
+		ci.Cwd, _ = os.Getwd()
+	}
+	var timeoutMs int64
+	if opts.Timeout > 0 {
+		timeoutMs = max(1, int64((opts.Timeout+time.Millisecond-1)/time.Millisecond))
+	}
+	if ctx.Err() != nil {
+		return cancelledResult(tool), nil
+	}
+	id := newRequestID()
+	p := &pending{
+		onEvent: opts.OnEvent,
+		result:  make(chan protocol.ToolResult, 1),
+		perr:    make(chan *ProtocolError, 1),
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return protocol.ToolResult{}, fmt.Errorf("call %s: %w", tool, err)
+	}
+	c.pending[id] = p
+	c.mu.Unlock()
+	if err := c.w.Write(protocol.NewToolCall(id, tool, args, ci, timeoutMs)); err != nil {
+		c.forget(id)
+		c.abort(err)
+		return protocol.ToolResult{}, fmt.Errorf("call %s: %w", tool, c.closedErr())
+	}
+
+	select {
+	case res := <-p.result:
+		return res, nil
+	case pe := <-p.perr:
+		return protocol.ToolResult{}, pe
+	case <-c.done:
+		return c.afterClose(tool, id, p)
+	case <-ctx.Done():
+	}
+
+	// Cancelled: ask the runtime to stop the tool and wait for its answer.
+	if err := c.w.Write(protocol.NewCancel(id)); err != nil {
+		c.abort(err)
+	}
+	grace := time.NewTimer(CancelGrace)
+	defer grace.Stop()
+	select {
+	case res := <-p.result:
+		return res, nil
+	case pe := <-p.perr:
+		return protocol.ToolResult{}, pe
+	case <-c.done:
+		if res, ok := tryResult(p); ok {
+			return res, nil
+		}
+	case <-grace.C:
+	}
+	c.forget(id)
+	return cancelledResult(tool), nil
+}
+
+// cancelledResult is the local result of a call cancelled by its context.
+func cancelledResult(tool string) protocol.ToolResult {
+	return protocol.ErrorResult(protocol.CodeCancelled, fmt.Sprintf("Tool %q was cancelled", tool), nil)
+}
+
+// afterClose resolves a call whose connection closed: its result may have
+// arrived just before.
+func (c *Client) afterClose(tool, id string, p *pending) (protocol.ToolResult, error) {
+	if res, ok := tryResult(p); ok {
+		return res, nil
+	}
+	select {
+	case pe := <-p.perr:
+		return protocol.ToolResult{}, pe
+	default:
+	}
+	c.forget(id)
+	return protocol.ToolResult{}, fmt.Errorf("call %s: %w", tool, c.closedErr())
+}
+
+func tryResult(p *pending) (protocol.ToolResult, bool) {
+	select {
+	case res := <-p.result:
+		return res, true
+	default:
+		return protocol.ToolResult{}, false
+	}
+}
+
+func (c *Client) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// newRequestID returns "req_" and 12 random hex digits.
+func newRequestID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,265 @@
+package socket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// errCancelledByClient is the cause of a call cancelled by cancel_tool_call.
+var errCancelledByClient = errors.New("cancelled by the client")
+
+// errConnClosed is the cause of calls stopped because their connection closed.
+var errConnClosed = errors.New("connection closed")
+
+// conn is one accepted connection.
+type conn struct {
+	s       *Server
+	nc      *net.UnixConn
+	w       *protocol.Writer
+	session string
+	peer    *registry.Peer
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu      sync.Mutex
+	calls   map[string]context.CancelCauseFunc // in-flight calls by requestId
+	closing bool                               // no new calls
+	caller  protocol.Caller                    // effective caller of the last call
+
+	callWG    sync.WaitGroup
+	closeOnce sync.Once
+}
+
+func newConn(s *Server, nc *net.UnixConn) *conn {
+	c := &conn{
+		s:       s,
+		nc:      nc,
+		session: "socket:" + uuid.NewString(),
+		calls:   map[string]context.CancelCauseFunc{},
+		caller:  protocol.CallerCLI,
+	}
+	c.w = protocol.NewWriter(deadlineWriter{c: nc, d: s.writeTO})
+	c.ctx, c.cancel = context.WithCancelCause(s.ctx)
+	return c
+}
+
+// deadlineWriter sets a write deadline before each write. protocol.Writer
+// serializes the writes, so deadlines and writes do not interleave.
+type deadlineWriter struct {
+	c net.Conn
+	d time.Duration
+}
+
+func (w deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.c.SetWriteDeadline(time.Now().Add(w.d)); err != nil {
+		return 0, err
+	}
+	return w.c.Write(p)
+}
+
+// write sends one frame; a failed write closes the connection.
+func (c *conn) write(msg protocol.Message) {
+	if err := c.w.Write(msg); err != nil {
+		c.s.logf(protocol.LevelDebug, "tool socket write failed; closing connection",
+			"session", c.session, "frame", msg.FrameType(), "err", err)
+		c.closeConn()
+	}
+}
+
+func (c *conn) closeConn() {
+	c.closeOnce.Do(func() { _ = c.nc.Close() })
+}
+
+// stopCalls refuses new calls and cancels the in-flight ones.
+func (c *conn) stopCalls() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.cancel(errConnClosed)
+}
+
+func (c *conn) serve() {
+	defer c.s.wg.Done()
+	defer c.s.removeConn(c)
+	peer, err := c.authenticate()
+	if err != nil {
+		c.s.logf(protocol.LevelWarn, "tool socket peer refused", "err", err)
+		c.stopCalls()
+		c.refuse(err.Error())
+		return
+	}
+	c.peer = peer
+	c.s.logf(protocol.LevelDebug, "tool socket session opened", "session", c.session,
+		"pid", peer.PID, "exe", peer.Exe)
+
+	c.readLoop()
+
+	c.stopCalls()
+	c.callWG.Wait()
+	c.closeConn()
+	c.mu.Lock()
+	caller := c.caller
+	c.mu.Unlock()
+	c.s.logf(protocol.LevelDebug, "tool socket session closed", "session", c.session)
+	if c.s.opts.OnSessionEnd != nil {
+		c.s.opts.OnSessionEnd(caller, c.session)
+	}
+}
+
+// refuseDrain bounds how long a refused peer's input is drained.
+const refuseDrain = 500 * time.Millisecond
+
+// refuse sends one error frame and closes the connection gracefully: it
+// shuts down the write side and drains what the peer already sent (bounded),
+// so the peer reads the frame and then EOF instead of a connection reset.
+func (c *conn) refuse(message string) {
+	c.write(protocol.NewError("", message))
+	_ = c.nc.CloseWrite()
+	_ = c.nc.SetReadDeadline(time.Now().Add(refuseDrain))
+	_, _ = io.Copy(io.Discard, io.LimitReader(c.nc, 1<<20))
+	c.closeConn()
+}
+
+// authenticate reads the peer's credentials and refuses other uids.
+func (c *conn) authenticate() (*registry.Peer, error) {
+	pid, uid, err := peerCred(c.nc)
+	if err != nil {
+		return nil, fmt.Errorf("connection refused: cannot read peer credentials: %w", err)
+	}
+	if uid != c.s.ownerUID {
+		return nil, fmt.Errorf("connection refused: peer uid %d does not own this runtime", uid)
+	}
+	p := &registry.Peer{PID: pid, UID: uid}
+	if pid > 0 {
+		proc := "/proc/" + strconv.Itoa(pid)
+		p.Exe, _ = os.Readlink(proc + "/exe")
+		p.Cwd, _ = os.Readlink(proc + "/cwd")
+	}
+	return p, nil
+}
+
+func (c *conn) readLoop() {
+	r := protocol.NewReader(c.nc)
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			var fe *protocol.FrameError
+			if errors.As(err, &fe) {
+				c.s.logf(protocol.LevelWarn, "tool socket frame rejected", "session", c.session, "err", fe.Message)
+				c.write(fe.Frame())
+				continue
+			}
+			return // EOF, a read error, or the connection closed under us
+		}
+		switch m := msg.(type) {
+		case *protocol.ListTools:
+			c.write(protocol.NewToolsList(c.s.reg.List()))
+		case *protocol.ToolCall:
+			c.startCall(m)
+		case *protocol.CancelToolCall:
+			// Handled here, ahead of any queue: the call's goroutine is
+			// already running, so the cancel never waits behind it.
+			c.mu.Lock()
+			cancel := c.calls[m.RequestID]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel(errCancelledByClient)
+			}
+		default:
+			c.write(protocol.NewError("", fmt.Sprintf("Invalid message: %s is a server frame", msg.FrameType())))
+		}
+	}
+}
+
+// clientInfo applies the socket's caller policy to a client's claims.
+func (c *conn) clientInfo(in protocol.ClientInfo, requestID string) protocol.ClientInfo {
+	out := in
+	switch in.Caller {
+	case protocol.CallerCLI, protocol.CallerPlugin:
+	default:
+		c.s.logf(protocol.LevelWarn, "socket caller claim downgraded to cli", "session", c.session,
+			"requestId", requestID, "claimed", in.Caller)
+		out.Caller = protocol.CallerCLI
+	}
+	out.SessionID = c.session
+	if out.Cwd == "" {
+		out.Cwd = c.peer.Cwd
+	}
+	if out.Cwd == "" {
+		out.Cwd = c.s.cwd
+	}
+	return out
+}
+
+func (c *conn) startCall(m *protocol.ToolCall) {
+	id := m.RequestID
+	ci := c.clientInfo(m.ClientInfo, id)
+	peer := *c.peer
+	req := registry.Request{
+		RequestID: id,
+		ToolName:  m.ToolName,
+		Args:      m.Arguments,
+		Client:    ci,
+		Peer:      &peer,
+		Timeout:   msDuration(m.TimeoutMs),
+		Emit:      func(ev protocol.Event) { c.write(protocol.NewToolEvent(id, ev)) },
+	}
+
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		c.write(protocol.NewToolResult(id, protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
+			"The meith runtime is shutting down", nil)))
+		return
+	}
+	if _, dup := c.calls[id]; dup {
+		c.mu.Unlock()
+		c.write(protocol.NewError(id, fmt.Sprintf("Duplicate requestId %s is already in flight", id)))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	c.calls[id] = cancel
+	c.caller = ci.Caller
+	c.callWG.Add(1)
+	c.mu.Unlock()
+
+	c.s.dispatched.Add(1)
+	go func() {
+		defer c.callWG.Done()
+		res := c.s.reg.Call(ctx, req)
+		// Forget the id before answering, so a client may reuse it as soon
+		// as it has the result.
+		c.mu.Lock()
+		delete(c.calls, id)
+		c.mu.Unlock()
+		cancel(nil)
+		c.write(protocol.NewToolResult(id, res))
+		c.s.answered.Add(1)
+	}()
+}
+
+// msDuration converts timeoutMs to a Duration (0 stays 0, huge values
+// saturate).
+func msDuration(ms int64) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ms) * time.Millisecond
+}

@@ -1,0 +1,159 @@
+package socket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrInUse is matched (with errors.Is) by the error [Listen] returns when a
+// live runtime already listens on the path.
+var ErrInUse = errors.New("socket in use")
+
+// InUseError reports that another runtime is already listening on Path. It
+// matches [ErrInUse].
+type InUseError struct {
+	Path string
+}
+
+// Error implements error.
+func (e *InUseError) Error() string {
+	return "another meith runtime is already listening on " + e.Path
+}
+
+// Unwrap returns [ErrInUse].
+func (e *InUseError) Unwrap() error { return ErrInUse }
+
+// IsInUse reports whether err says that a live runtime owns the socket path.
+func IsInUse(err error) bool { return errors.Is(err, ErrInUse) }
+
+// staleDialTimeout bounds the dial that tells a live socket from a stale one.
+const staleDialTimeout = time.Second
+
+// listenMu serializes the check-then-bind of [Listen] and the umask change
+// within this process.
+var listenMu sync.Mutex
+
+// prepareDir creates dir 0700 if missing and makes it 0700 when this user
+// owns it. A directory owned by someone else is refused unless it is a
+// shared sticky directory such as /tmp, which is left alone (the socket's
+// own 0600 mode still protects it).
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create socket directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat socket directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	if fi.Mode()&fs.ModeSticky != 0 {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("socket directory %s is owned by uid %d, not by this user (%d)", dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("make socket directory private: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearStale removes a stale socket file at path. A live socket (one that
+// accepts a connection) gives an *InUseError; a path that is not a socket,
+// or a dial that fails other than with "connection refused", is an error and
+// nothing is removed.
+func clearStale(ctx context.Context, path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat socket path: %w", err)
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("socket path %s exists and is not a socket", path)
+	}
+	d := net.Dialer{Timeout: staleDialTimeout}
+	c, err := d.DialContext(ctx, "unix", path)
+	if err == nil {
+		_ = c.Close()
+		return &InUseError{Path: path}
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check existing socket %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove stale socket: %w", err)
+	}
+	return nil
+}
+
+// listenPrivate binds path with the process umask set to 0177, so the
+// socket is created 0600 (srw-------) and there is no window in which
+// another user could connect before a chmod. The umask is process-wide:
+// while it is set (only around the bind system call), files and directories
+// created by other goroutines get at most owner read/write permissions too.
+// Callers hold listenMu.
+func listenPrivate(path string) (*net.UnixListener, error) {
+	old := syscall.Umask(0o177)
+	defer syscall.Umask(old)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	// We unlink the socket ourselves, and only while it is still ours.
+	ln.SetUnlinkOnClose(false)
+	return ln, nil
+}
+
+// fileID identifies a file by device and inode.
+type fileID struct{ dev, ino uint64 }
+
+func statID(path string) (fileID, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, true
+}
+
+// bind prepares the directory, clears a stale socket and listens on path.
+func bind(ctx context.Context, path string) (*net.UnixListener, fileID, error) {
+	if len(path) > MaxPathLen {
+		return nil, fileID{}, fmt.Errorf("socket path %s is %d bytes, longer than the %d-byte sun_path limit (use PathFor)", path, len(path), MaxPathLen)
+	}
+	if err := prepareDir(filepath.Dir(path)); err != nil {
+		return nil, fileID{}, err
+	}
+	listenMu.Lock()
+	defer listenMu.Unlock()
+	if err := clearStale(ctx, path); err != nil {
+		return nil, fileID{}, err
+	}
+	ln, err := listenPrivate(path)
+	if err != nil {
+		return nil, fileID{}, err
+	}
+	id, ok := statID(path)
+	if !ok {
+		_ = ln.Close()
+		return nil, fileID{}, fmt.Errorf("stat new socket %s: not found after bind", path)
+	}
+	return ln, id, nil
+}
