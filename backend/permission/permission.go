@@ -78,7 +78,10 @@ type sessionKey struct {
 	session string
 }
 
-var _ registry.Authorizer = (*Service)(nil)
+var (
+	_ registry.Authorizer      = (*Service)(nil)
+	_ registry.QuickAuthorizer = (*Service)(nil)
+)
 
 // New returns a service with no session grants.
 func New(opts Options) *Service {
@@ -134,32 +137,50 @@ func (s *Service) Grants(caller protocol.Caller, sessionID string) []Grant {
 // *protocol.ToolError with PERMISSION_DENIED (its Details a [DenyDetails])
 // to deny, or ctx.Err() when ctx ends while the call waits for approval.
 func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error {
+	ask, err := s.decide(req)
+	if ask {
+		return s.askUser(ctx, req, protocol.PrivilegedOf(req.Tool.Capabilities))
+	}
+	return err
+}
+
+// AuthorizeNow implements [registry.QuickAuthorizer]: it decides every call
+// that needs no user approval without waiting, and reports decided false
+// for a cli call that must ask the user, which then goes to Authorize.
+func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err error) {
+	ask, err := s.decide(req)
+	return !ask, err
+}
+
+// decide applies the policy table; ask reports a cli call without a grant,
+// which the approval broker must settle.
+func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	if len(privileged) == 0 {
-		return nil
+		return false, nil
 	}
 	ci := req.Client
 	switch ci.Caller {
 	case protocol.CallerRenderer, protocol.CallerInternal:
-		return nil
+		return false, nil
 	case protocol.CallerPlugin:
-		return s.authorizePlugin(req)
+		return false, s.authorizePlugin(req)
 	case protocol.CallerCLI, protocol.CallerAgent:
 	default:
-		return deny(req, ReasonUnknownCaller, privileged, nil,
+		return false, deny(req, ReasonUnknownCaller, privileged, nil,
 			fmt.Sprintf("Caller %q may not run %q.", ci.Caller, req.Tool.Name))
 	}
 	base := requiresMessage(req.Tool.Name, privileged)
 	if ci.SessionID == "" {
-		return deny(req, ReasonNoSession, privileged, nil, base)
+		return false, deny(req, ReasonNoSession, privileged, nil, base)
 	}
 	if s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged) {
-		return nil
+		return false, nil
 	}
 	if ci.Caller == protocol.CallerCLI {
-		return s.askUser(ctx, req, privileged)
+		return true, nil
 	}
-	return deny(req, ReasonNoGrant, privileged, nil, base)
+	return false, deny(req, ReasonNoGrant, privileged, nil, base)
 }
 
 // authorizePlugin applies the plugin rule: the session id names the plugin,

@@ -519,3 +519,35 @@ func TestCLIOperatorPolicy(t *testing.T) {
 		t.Errorf("agent open_tab under --grant-cli = %v, want denied (the policy is for cli only)", res.Err())
 	}
 }
+
+func TestAuthorizeNowLeavesOnlyApprovalsToAuthorize(t *testing.T) {
+	ap := NewApprovals(ApprovalsOptions{})
+	s := New(Options{Approvals: ap, CLIGrants: []protocol.Capability{protocol.CapControlsBrowser}})
+	write := tool("w", protocol.CapWritesFiles)
+	tests := []struct {
+		name        string
+		caller      protocol.Caller
+		tool        protocol.ToolDescriptor
+		attach      bool
+		wantDecided bool
+		wantAllow   bool
+	}{
+		{"read-only cli", protocol.CallerCLI, tool("r", protocol.CapReadOnly), false, true, true},
+		{"renderer privileged", protocol.CallerRenderer, write, false, true, true},
+		{"cli covered by operator policy", protocol.CallerCLI, tool("b", protocol.CapControlsBrowser), false, true, true},
+		{"agent without grant", protocol.CallerAgent, write, true, true, false},
+		{"cli without grant, no UI", protocol.CallerCLI, write, false, false, false},
+		{"cli without grant, UI attached", protocol.CallerCLI, write, true, false, false},
+	}
+	for _, tt := range tests {
+		detach := func() {}
+		if tt.attach {
+			detach = ap.Attach()
+		}
+		decided, err := s.AuthorizeNow(registry.AuthRequest{Tool: tt.tool, Client: protocol.ClientInfo{Caller: tt.caller, SessionID: sessionOf(tt.caller)}})
+		detach()
+		if decided != tt.wantDecided || (decided && (err == nil) != tt.wantAllow) {
+			t.Errorf("%s: AuthorizeNow = %v, %v, want decided %v allow %v", tt.name, decided, err, tt.wantDecided, tt.wantAllow)
+		}
+	}
+}

@@ -77,6 +77,15 @@ type Authorizer interface {
 	Authorize(ctx context.Context, req AuthRequest) error
 }
 
+// QuickAuthorizer is an optional interface of an [Authorizer] that can
+// decide most calls without waiting. The registry asks AuthorizeNow first,
+// in the caller's goroutine; only when it reports decided false does the
+// call go to Authorize, raced against cancellation in a goroutine of its own.
+// This keeps the common path of a call free of goroutine hand-offs.
+type QuickAuthorizer interface {
+	AuthorizeNow(req AuthRequest) (decided bool, err error)
+}
+
 // Outcome is the record of one finished call, handed to [Options.Audit] for
 // every call, including unknown tools, validation failures and denials.
 type Outcome struct {

@@ -182,6 +182,11 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		Args:   append([]byte(nil), args...),
 		Emit:   em.emit,
 	}
+	if q, ok := a.(QuickAuthorizer); ok {
+		if done, err := quickAuthorize(q, areq); done {
+			return r.authResult(ctx, req.ToolName, err)
+		}
+	}
 	decided := make(chan error, 1)
 	go func() {
 		var err error
@@ -203,6 +208,21 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 			return r.ended(ctx, req.ToolName, 0), false
 		}
 	}
+	return r.authResult(ctx, req.ToolName, err)
+}
+
+// quickAuthorize asks a QuickAuthorizer, turning a panic into a denial.
+func quickAuthorize(q QuickAuthorizer, areq AuthRequest) (decided bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			decided, err = true, fmt.Errorf("authorizer panicked: %v", p)
+		}
+	}()
+	return q.AuthorizeNow(areq)
+}
+
+// authResult maps an authorizer's answer; ok false carries the failure.
+func (r *Registry) authResult(ctx context.Context, name string, err error) (protocol.ToolResult, bool) {
 	if err == nil {
 		return protocol.ToolResult{}, true
 	}
@@ -215,7 +235,7 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		}
 		return protocol.ErrorResult(code, te.Message, te.Details), false
 	case ctx.Err() != nil:
-		return r.ended(ctx, req.ToolName, 0), false
+		return r.ended(ctx, name, 0), false
 	default:
 		return protocol.ErrorResult(protocol.CodePermissionDenied, err.Error(), nil), false
 	}
