@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/meith-dev/meith/backend/instance/instancetest"
+)
+
+// TestMain lets the testscript scripts run "meith": the test binary, started
+// as "meith", runs [Main] like the real executable does.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"meith": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := Main(ctx, os.Args[1:], System())
+			stop()
+			os.Exit(code)
+		},
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar against one real in-process
+// runtime (the app tools, the permission service, the socket). Scripts see
+// MEITH_HOME and MEITH_USER_DATA of that runtime, so plain "meith …" finds it
+// as the newest live instance; $MEITH_SOCKET is its socket, $INSTANCE_PID its
+// pid and its label is "scripts".
+func TestScripts(t *testing.T) {
+	inst := instancetest.New(t, instancetest.WithLabel("scripts"))
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			for _, kv := range inst.Env() {
+				k, v, _ := strings.Cut(kv, "=")
+				env.Setenv(k, v)
+			}
+			env.Setenv("MEITH_SOCKET", inst.SocketPath)
+			env.Setenv("INSTANCE_PID", strconv.Itoa(os.Getpid()))
+			return nil
+		},
+	})
+}
