@@ -1,0 +1,267 @@
+// Package app is the desktop side of meith: the Wails binding through which
+// the window (the trusted "renderer" caller) reaches the tool registry, and
+// the code that runs the window (run.go, the only file here that imports
+// Wails).
+//
+// Wails v2 bound methods cannot be cancelled and reject with strings, so the
+// binding mirrors the socket protocol: [App.Call] returns a call id at once
+// and runs the call in the background; its events and result arrive as the
+// Wails events "tool_event" {callId, event} and "tool_result"
+// {callId, result}; [App.Cancel] cancels it. Changes to the list of pending
+// approvals are announced with a small "approvals_changed" event, and the UI
+// re-reads [App.PendingApprovals].
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// The Wails events the binding emits. Payloads stay small: WebKit keeps the
+// JavaScript it evaluates for each event, so bulk data must be pulled by the
+// frontend instead of pushed.
+const (
+	EventToolEvent        = "tool_event"
+	EventToolResult       = "tool_result"
+	EventApprovalsChanged = "approvals_changed"
+)
+
+// SessionRenderer is the session id of every call from the window.
+const SessionRenderer = "renderer"
+
+// ToolEventPayload is the payload of [EventToolEvent].
+type ToolEventPayload struct {
+	CallID string         `json:"callId"`
+	Event  protocol.Event `json:"event"`
+}
+
+// ToolResultPayload is the payload of [EventToolResult].
+type ToolResultPayload struct {
+	CallID string              `json:"callId"`
+	Result protocol.ToolResult `json:"result"`
+}
+
+// ApprovalsChangedPayload is the payload of [EventApprovalsChanged]: a hint
+// to re-read the pending approvals, not the list itself.
+type ApprovalsChangedPayload struct {
+	Kind    permission.ApprovalEventKind `json:"kind"`
+	ID      string                       `json:"id"`
+	Pending int                          `json:"pending"`
+}
+
+// emitter is all the binding needs of the Wails runtime.
+type emitter interface {
+	Emit(name string, payload any)
+}
+
+// App is the object bound to the window (window.go.app.App in JavaScript).
+// Its exported methods other than Startup and Shutdown are the bound
+// surface; Wails calls Startup and Shutdown around the window's life.
+type App struct {
+	reg       *registry.Registry
+	approvals *permission.Approvals // nil: no approval prompts
+
+	// newEmitter turns the Wails context into an emitter (run.go sets it;
+	// tests set a fake). onStartup runs at the end of Startup.
+	newEmitter func(ctx context.Context) emitter
+	onStartup  func(ctx context.Context)
+
+	mu       sync.Mutex
+	em       emitter
+	base     context.Context // parent of every call; cancelled by Shutdown
+	stop     context.CancelFunc
+	calls    map[string]context.CancelFunc
+	detach   func()
+	unsub    func()
+	started  bool
+	shutdown bool
+	wg       sync.WaitGroup
+}
+
+// New returns the binding for a registry and, optionally, the approval
+// broker it answers prompts for.
+func New(reg *registry.Registry, approvals *permission.Approvals) *App {
+	base, stop := context.WithCancel(context.Background())
+	return &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{}}
+}
+
+// Startup is called by Wails when the window starts. It attaches the window
+// to the approval broker, so privileged CLI calls prompt here.
+func (a *App) Startup(ctx context.Context) {
+	a.mu.Lock()
+	if a.started || a.shutdown {
+		a.mu.Unlock()
+		return
+	}
+	a.started = true
+	if a.newEmitter != nil {
+		a.em = a.newEmitter(ctx)
+	}
+	if a.approvals != nil {
+		a.detach = a.approvals.Attach()
+		a.unsub = a.approvals.Subscribe(a.onApproval)
+	}
+	hook := a.onStartup
+	a.mu.Unlock()
+	if hook != nil {
+		hook(ctx)
+	}
+}
+
+// Shutdown is called by Wails when the window closes. It detaches from the
+// approval broker (pending prompts are denied), cancels the calls in flight
+// and waits for them until ctx ends. Later calls fail with
+// RUNTIME_SHUTTING_DOWN.
+func (a *App) Shutdown(ctx context.Context) {
+	a.mu.Lock()
+	if a.shutdown {
+		a.mu.Unlock()
+		return
+	}
+	a.shutdown = true
+	a.em = nil // the window is going away: nothing more is emitted
+	detach, unsub := a.detach, a.unsub
+	a.mu.Unlock()
+
+	if unsub != nil {
+		unsub()
+	}
+	if detach != nil {
+		detach()
+	}
+	a.stop()
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// ListTools returns the descriptors of every registered tool.
+func (a *App) ListTools() ([]protocol.ToolDescriptor, error) {
+	tools := a.reg.List()
+	if tools == nil {
+		tools = []protocol.ToolDescriptor{}
+	}
+	return tools, nil
+}
+
+// Call starts a tool call and returns its id ("call_" + 12 hex digits) at
+// once. The call runs as the renderer caller, whatever clientInfo says (its
+// cwd, spaceId and tabId are kept as scope hints). Its events and its result
+// arrive as "tool_event" and "tool_result" events carrying the id.
+func (a *App) Call(tool string, args map[string]any, clientInfo protocol.ClientInfo) (string, error) {
+	raw := json.RawMessage(`{}`)
+	if len(args) > 0 {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return "", protocol.Errorf(protocol.CodeValidation, "arguments of %q are not JSON: %v", tool, err)
+		}
+		raw = b
+	}
+	clientInfo.Caller = protocol.CallerRenderer
+	clientInfo.SessionID = SessionRenderer
+
+	id := newCallID()
+	a.mu.Lock()
+	if a.shutdown {
+		a.mu.Unlock()
+		return "", protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing; tool %q was not run", tool)
+	}
+	ctx, cancel := context.WithCancel(a.base)
+	a.calls[id] = cancel
+	a.wg.Add(1)
+	a.mu.Unlock()
+
+	go func() {
+		defer a.wg.Done()
+		defer cancel()
+		res := a.reg.Call(ctx, registry.Request{
+			RequestID: id,
+			ToolName:  tool,
+			Args:      raw,
+			Client:    clientInfo,
+			Emit: func(ev protocol.Event) {
+				a.emit(EventToolEvent, ToolEventPayload{CallID: id, Event: ev})
+			},
+		})
+		a.mu.Lock()
+		delete(a.calls, id)
+		a.mu.Unlock()
+		a.emit(EventToolResult, ToolResultPayload{CallID: id, Result: res})
+	}()
+	return id, nil
+}
+
+// Cancel cancels the call id; the call then resolves with CANCELLED (unless
+// it finished first). Unknown or finished ids are ignored.
+func (a *App) Cancel(callID string) {
+	a.mu.Lock()
+	cancel := a.calls[callID]
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// PendingApprovals returns the privileged CLI calls waiting for the user,
+// oldest first.
+func (a *App) PendingApprovals() []permission.ApprovalRequest {
+	if a.approvals == nil {
+		return []permission.ApprovalRequest{}
+	}
+	return a.approvals.Pending()
+}
+
+// DecideApproval answers a pending approval with "allow_once",
+// "allow_connection" or "deny". Errors read "CODE: message" so the frontend
+// can type them.
+func (a *App) DecideApproval(id, decision string) error {
+	if a.approvals == nil {
+		return protocol.Errorf(protocol.CodeValidation, "this runtime has no approval broker")
+	}
+	err := a.approvals.Decide(id, permission.Decision(decision))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, permission.ErrInvalidDecision):
+		return protocol.Errorf(protocol.CodeValidation, "%v (want allow_once, allow_connection or deny)", err)
+	case errors.Is(err, permission.ErrUnknownApproval):
+		return protocol.Errorf(protocol.CodeValidation, "%v", err)
+	default:
+		return protocol.Errorf(protocol.CodeToolFailed, "%v", err)
+	}
+}
+
+// onApproval forwards a change of the pending list to the window.
+func (a *App) onApproval(ev permission.ApprovalEvent) {
+	a.emit(EventApprovalsChanged, ApprovalsChangedPayload{
+		Kind: ev.Kind, ID: ev.Request.ID, Pending: len(a.approvals.Pending()),
+	})
+}
+
+// emit sends an event to the window, if there is one.
+func (a *App) emit(name string, payload any) {
+	a.mu.Lock()
+	em := a.em
+	a.mu.Unlock()
+	if em != nil {
+		em.Emit(name, payload)
+	}
+}
+
+// newCallID returns "call_" + 12 random hex digits.
+func newCallID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "call_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,117 @@
+//go:build desktop || dev || production || bindings
+
+package app
+
+// run.go is the only file of package app that imports Wails, and it is only
+// compiled into window builds: `wails build` passes desktop (and production),
+// `wails dev` dev, its binding generator bindings. The binding (binding.go)
+// reaches the Wails runtime only through the emitter interface, so
+// `go test ./app/` compiles without Wails, cgo or WebKitGTK.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/meith-dev/meith/backend/instance"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/frontend"
+)
+
+// Main runs the desktop app: it starts the runtime (socket, config.json,
+// instance record, audit), opens the window, and closes the runtime when the
+// window closes or ctx ends (SIGINT/SIGTERM). It returns the exit code.
+func Main(ctx context.Context, stderr io.Writer) int {
+	if bindingsOnly {
+		// `wails build` runs the binary built with -tags bindings to generate
+		// wailsjs/; that run must not start a runtime.
+		if err := run(ctx, New(registry.New(registry.Options{}), nil)); err != nil {
+			fmt.Fprintf(stderr, "meith: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	cfg, err := instance.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "meith: %v\n", err)
+		return 1
+	}
+	cfg.Desktop = true
+	inst, err := instance.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "meith: %v\n", err)
+		return 1
+	}
+	if err := inst.Start(ctx); err != nil {
+		_ = inst.Close(context.Background())
+		fmt.Fprintf(stderr, "meith: %v\n", err)
+		return 1
+	}
+	runErr := Run(ctx, inst)
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := errors.Join(runErr, inst.Close(closeCtx)); err != nil {
+		fmt.Fprintf(stderr, "meith: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Run opens the window on a started runtime and blocks until the window
+// closes or ctx ends. It does not close inst.
+func Run(ctx context.Context, inst *instance.Instance) error {
+	return run(ctx, New(inst.Registry(), inst.Approvals()))
+}
+
+// quitRetry is how often Run asks Wails again to quit after ctx ended: a
+// quit requested before the GTK main loop runs is lost.
+const quitRetry = time.Second
+
+func run(ctx context.Context, a *App) error {
+	a.newEmitter = func(wctx context.Context) emitter { return wailsEmitter{ctx: wctx} }
+	a.onStartup = func(wctx context.Context) {
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-a.base.Done(): // Shutdown ran: nothing to do
+				return
+			}
+			for range 10 {
+				wruntime.Quit(wctx)
+				select {
+				case <-a.base.Done():
+					return
+				case <-time.After(quitRetry):
+				}
+			}
+		}()
+	}
+	return wails.Run(&options.App{
+		Title:            "meith",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         640,
+		MinHeight:        400,
+		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 23, A: 255},
+		AssetServer:      &assetserver.Options{Assets: frontend.Assets},
+		// Passing the methods themselves (not closures) also keeps Wails
+		// from binding them to JavaScript.
+		OnStartup:  a.Startup,
+		OnShutdown: a.Shutdown,
+		Bind:       []any{a},
+		Linux:      &linux.Options{ProgramName: "meith"},
+	})
+}
+
+// wailsEmitter emits Wails runtime events to the window.
+type wailsEmitter struct{ ctx context.Context }
+
+func (w wailsEmitter) Emit(name string, payload any) { wruntime.EventsEmit(w.ctx, name, payload) }

@@ -1,0 +1,15 @@
+//go:build !headless
+
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/meith-dev/meith/app"
+)
+
+// runApp opens the desktop window on a fresh runtime. Build with
+// -tags desktop,production,webkit2_41 (or `wails build`); without those tags
+// app.Main is a stub that says the binary has no window.
+func runApp(ctx context.Context) int { return app.Main(ctx, os.Stderr) }

@@ -1,0 +1,208 @@
+// lib/bridge: the frontend's single door to the Go side. Everything else in
+// the UI imports from here, never from Wails. It
+//   - wraps the bound methods of app.App in typed functions,
+//   - turns string rejections into BridgeError {code, message},
+//   - runs tool calls as callID + events (tool_event / tool_result), with
+//     cancellation through an AbortSignal,
+//   - exposes subscribe(topic, fn) over the Wails runtime events.
+
+import { BridgeError, toBridgeError } from './errors';
+import { boundApp, windowHost, wailsRuntime, type HostSource } from './wails';
+import {
+  Topics,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ClientInfo,
+  type ToolDescriptor,
+  type ToolEvent,
+  type ToolEventPayload,
+  type ToolResult,
+  type ToolResultPayload,
+} from './types';
+
+export * from './types';
+export { BridgeError, toBridgeError, type BridgeErrorCode } from './errors';
+
+export interface CallOptions {
+  /** Receives the call's streamed events, in order. */
+  onEvent?: (event: ToolEvent) => void;
+  /** Aborting cancels the call; it then resolves with a CANCELLED result. */
+  signal?: AbortSignal;
+  /** Scope hints (cwd, spaceId, tabId). The caller is always "renderer". */
+  clientInfo?: Omit<ClientInfo, 'caller'>;
+}
+
+export interface Bridge {
+  /**
+   * Calls a tool. Resolves with the ToolResult (ok or not) once the Go side
+   * reports it; rejects with a BridgeError only when the call could not be
+   * started.
+   */
+  call<T = unknown>(tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult<T>>;
+  listTools(): Promise<ToolDescriptor[]>;
+  pendingApprovals(): Promise<ApprovalRequest[]>;
+  decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
+  /** Listens to a Go-side event; returns the unsubscribe function. */
+  subscribe<T = unknown>(topic: string, fn: (payload: T) => void): () => void;
+}
+
+interface Waiter {
+  onEvent?: (event: ToolEvent) => void;
+  resolve: (result: ToolResult) => void;
+}
+
+interface Early {
+  events: ToolEvent[];
+  result?: ToolResult;
+}
+
+/**
+ * How many calls' events are kept when they arrive before Call() has returned
+ * the callID (Wails does not order a method's return against events the same
+ * call emits). Older entries are dropped first.
+ */
+const MAX_EARLY = 256;
+
+/** Routes tool_event / tool_result by callId to the waiting call. */
+class CallRouter {
+  private waiters = new Map<string, Waiter>();
+  private early = new Map<string, Early>();
+  private started = false;
+
+  constructor(private host: HostSource) {}
+
+  ensureStarted(): void {
+    if (this.started) return;
+    const rt = wailsRuntime(this.host);
+    rt.EventsOn(Topics.toolEvent, (p) => this.onEvent(p as ToolEventPayload));
+    rt.EventsOn(Topics.toolResult, (p) => this.onResult(p as ToolResultPayload));
+    this.started = true;
+  }
+
+  register(callId: string, waiter: Waiter): void {
+    const early = this.early.get(callId);
+    this.early.delete(callId);
+    if (early) {
+      for (const ev of early.events) deliver(waiter, ev);
+      if (early.result) {
+        waiter.resolve(early.result);
+        return;
+      }
+    }
+    this.waiters.set(callId, waiter);
+  }
+
+  private onEvent(p: ToolEventPayload): void {
+    if (!p || typeof p.callId !== 'string') return;
+    const w = this.waiters.get(p.callId);
+    if (w) deliver(w, p.event);
+    else this.buffer(p.callId).events.push(p.event);
+  }
+
+  private onResult(p: ToolResultPayload): void {
+    if (!p || typeof p.callId !== 'string') return;
+    const w = this.waiters.get(p.callId);
+    if (w) {
+      this.waiters.delete(p.callId);
+      w.resolve(p.result);
+    } else {
+      this.buffer(p.callId).result = p.result;
+    }
+  }
+
+  private buffer(callId: string): Early {
+    let e = this.early.get(callId);
+    if (!e) {
+      e = { events: [] };
+      this.early.set(callId, e);
+      if (this.early.size > MAX_EARLY) {
+        const oldest = this.early.keys().next().value;
+        if (oldest !== undefined) this.early.delete(oldest);
+      }
+    }
+    return e;
+  }
+}
+
+function deliver(w: Waiter, ev: ToolEvent): void {
+  if (!w.onEvent) return;
+  try {
+    w.onEvent(ev);
+  } catch (err) {
+    console.error('bridge: onEvent handler threw', err);
+  }
+}
+
+function cancelledResult(tool: string): ToolResult<never> {
+  return { ok: false, error: { code: 'CANCELLED', message: `Tool "${tool}" was cancelled` } };
+}
+
+async function invoke<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toBridgeError(err);
+  }
+}
+
+/** Builds a bridge on a host (the window, or a test double). */
+export function createBridge(host: HostSource = windowHost): Bridge {
+  const router = new CallRouter(host);
+
+  return {
+    async call<T = unknown>(tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}) {
+      const { onEvent, signal, clientInfo } = options;
+      if (signal?.aborted) return cancelledResult(tool);
+      const app = await invoke(async () => boundApp(host));
+      await invoke(async () => router.ensureStarted());
+      const callId = await invoke(() => app.Call(tool, args, { ...clientInfo, caller: 'renderer' }));
+      if (typeof callId !== 'string' || callId === '') {
+        throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
+      }
+      return new Promise<ToolResult<T>>((resolve) => {
+        const onAbort = () => {
+          app.Cancel(callId).catch((err: unknown) => console.error('bridge: Cancel failed', toBridgeError(err)));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        router.register(callId, {
+          onEvent,
+          resolve: (result) => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(result as ToolResult<T>);
+          },
+        });
+        // Aborted while Call() was in flight: the listener above missed it.
+        if (signal?.aborted) onAbort();
+      });
+    },
+
+    async listTools() {
+      const app = await invoke(async () => boundApp(host));
+      return (await invoke(() => app.ListTools())) ?? [];
+    },
+
+    async pendingApprovals() {
+      const app = await invoke(async () => boundApp(host));
+      return (await invoke(() => app.PendingApprovals())) ?? [];
+    },
+
+    async decideApproval(id: string, decision: ApprovalDecision) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.DecideApproval(id, decision));
+    },
+
+    subscribe<T = unknown>(topic: string, fn: (payload: T) => void) {
+      const off = wailsRuntime(host).EventsOn(topic, (payload) => fn(payload as T));
+      return typeof off === 'function' ? off : () => {};
+    },
+  };
+}
+
+/** The bridge of the real window. */
+export const bridge: Bridge = createBridge();
+
+export const call = bridge.call.bind(bridge) as Bridge['call'];
+export const listTools = bridge.listTools.bind(bridge);
+export const pendingApprovals = bridge.pendingApprovals.bind(bridge);
+export const decideApproval = bridge.decideApproval.bind(bridge);
+export const subscribe = bridge.subscribe.bind(bridge) as Bridge['subscribe'];

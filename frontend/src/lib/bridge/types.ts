@@ -1,0 +1,130 @@
+// Types of the Go side (backend/protocol, backend/permission, app/) as they
+// arrive in the webview. They are written by hand from the Go structs' JSON
+// tags; keep them in step when those change.
+
+export type Capability =
+  | 'read-only'
+  | 'writes-files'
+  | 'controls-browser'
+  | 'starts-process'
+  | 'accesses-network'
+  | 'destructive';
+
+export type Caller = 'cli' | 'renderer' | 'agent' | 'plugin' | 'internal';
+
+/** Error codes of a failed ToolResult (backend/protocol). */
+export type ToolErrorCode =
+  | 'UNKNOWN_TOOL'
+  | 'VALIDATION_ERROR'
+  | 'PERMISSION_DENIED'
+  | 'TIMEOUT'
+  | 'TOOL_FAILED'
+  | 'RUNTIME_SHUTTING_DOWN'
+  | 'CANCELLED'
+  | 'PROTOCOL_ERROR';
+
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  capabilities: Capability[];
+}
+
+export interface ClientInfo {
+  caller?: Caller;
+  cwd?: string;
+  sessionId?: string;
+  spaceId?: string;
+  tabId?: string;
+}
+
+export type ToolEventKind = 'progress' | 'log' | 'partial_text' | 'artifact';
+
+/** One streamed event of a call (protocol.Event). */
+export interface ToolEvent {
+  kind: ToolEventKind;
+  message?: string;
+  fraction?: number;
+  level?: 'debug' | 'info' | 'warn' | 'error';
+  text?: string;
+  mimeType?: string;
+  name?: string;
+  dataBase64?: string;
+  path?: string;
+}
+
+export interface Diagnostic {
+  level: string;
+  message: string;
+}
+
+export interface ToolErrorInfo {
+  code: ToolErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+/** The envelope every tool call resolves to (protocol.ToolResult). */
+export interface ToolResult<T = unknown> {
+  ok: boolean;
+  content?: T;
+  meta?: Record<string, unknown>;
+  diagnostics?: Diagnostic[];
+  error?: ToolErrorInfo;
+}
+
+/** The process on the other end of a socket connection (registry.Peer). */
+export interface Peer {
+  pid: number;
+  uid: number;
+  exe?: string;
+  cwd?: string;
+}
+
+/** A privileged socket call waiting for the desktop user (permission.ApprovalRequest). */
+export interface ApprovalRequest {
+  /** "appr_" + 12 hex digits. */
+  id: string;
+  createdAt: string;
+  /** When the call stops waiting and is denied. */
+  expiresAt: string;
+  toolName: string;
+  description: string;
+  /** The tool's privileged capabilities; "allow for this connection" grants them all. */
+  capabilities: Capability[];
+  /** The most severe of them, the one the prompt names. */
+  capability: Capability;
+  caller: Caller;
+  sessionId: string;
+  peer?: Peer | null;
+  /** The redacted arguments. */
+  argsSummary: string;
+}
+
+export type ApprovalDecision = 'allow_once' | 'allow_connection' | 'deny';
+
+/** Payload of the "tool_event" Wails event. */
+export interface ToolEventPayload {
+  callId: string;
+  event: ToolEvent;
+}
+
+/** Payload of the "tool_result" Wails event. */
+export interface ToolResultPayload {
+  callId: string;
+  result: ToolResult;
+}
+
+/** Payload of the "approvals_changed" Wails event: a hint to re-read. */
+export interface ApprovalsChangedPayload {
+  kind: 'pending' | 'resolved';
+  id: string;
+  pending: number;
+}
+
+/** The Wails events the Go side emits (app/binding.go). */
+export const Topics = {
+  toolEvent: 'tool_event',
+  toolResult: 'tool_result',
+  approvalsChanged: 'approvals_changed',
+} as const;

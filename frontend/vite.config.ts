@@ -1,0 +1,26 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+// The Go binary embeds dist/ (see embed.go). Vite empties it on every build,
+// so the committed dist/.keep (needed for a fresh clone to compile) is
+// restored by the "build" script.
+export default defineConfig({
+  plugins: [svelte()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // One webview, no CDN: keep the bundle self-contained.
+    assetsInlineLimit: 0,
+  },
+  server: {
+    host: '127.0.0.1',
+    port: 5173,
+    strictPort: true,
+  },
+  test: {
+    environment: 'node',
+    include: ['src/**/*.test.ts'],
+  },
+});

@@ -1,0 +1,43 @@
+# Helpers shared by the scripts (sourced, not run).
+
+# Go lives in /usr/local/go on the Debian machines this project targets; a
+# non-login shell (CI) may not have it on PATH yet.
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  export PATH="/usr/local/go/bin:$PATH"
+fi
+
+section() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
+
+# wait_instance BIN PID SECONDS: wait until `meith app list` shows PID.
+wait_instance() {
+  local bin=$1 pid=$2 secs=$3 i
+  for ((i = 0; i < secs * 5; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    if "$bin" app list 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$pid"; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
+
+# stop_pid PID: SIGTERM, wait up to 5 s, then SIGKILL. Sets STOP_RC to the
+# exit code. PID must be a child of this shell (call it directly, not in $()).
+stop_pid() {
+  local pid=$1 i rc=0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "pid $pid ignored SIGTERM for 5 s: SIGKILL" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || rc=$?
+  STOP_RC=$rc
+}
+
+# colors PNG: the number of distinct colors in an image.
+colors() { convert "$1" -format '%k' info:; }

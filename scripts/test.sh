@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The project's test command (CI runs it through .ci/run): installs what is
+# missing, checks and tests the frontend and the Go code, builds both
+# binaries and smoke-tests them (the desktop one in a real window under
+# Xvfb). Stops at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+SECONDS=0
+
+section "setup (apt packages, Go modules, npm ci)"
+bash scripts/setup.sh
+
+section "frontend: svelte-check"
+(cd frontend && npm run check)
+
+section "frontend: vitest"
+(cd frontend && npm test)
+
+section "frontend: vite build (frontend/dist, embedded by the Go binary)"
+(cd frontend && npm run build)
+
+section "go: gofmt -l"
+unformatted=$(find . -name '*.go' -not -path './frontend/node_modules/*' -not -path './.git/*' -print0 | xargs -0 gofmt -l)
+[ -z "$unformatted" ] || { echo "$unformatted"; fail "these files need gofmt"; }
+echo "all Go files are gofmt'ed"
+
+section "go: vet"
+go vet -tags webkit2_41 ./...
+# app/run.go (the Wails side) is only compiled with the window build tags.
+go vet -tags desktop,production,webkit2_41 . ./app/
+
+section "go: test -race"
+go test -race -count=1 -tags webkit2_41 ./...
+
+section "build: headless binary (CGO_ENABLED=0, no Wails)"
+CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+if CGO_ENABLED=0 go list -deps -tags headless . | grep -q wailsapp; then
+  fail "the headless build imports Wails"
+fi
+ls -l build/bin/meith-headless
+
+section "build: desktop binary (Wails, WebKitGTK 4.1)"
+CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s" -o build/bin/meith .
+ls -l build/bin/meith
+
+section "smoke: headless runtime + CLI"
+bash scripts/smoke-headless.sh build/bin/meith-headless
+
+section "smoke: desktop window under Xvfb"
+xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
+
+section "all checks passed in ${SECONDS}s"
