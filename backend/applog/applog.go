@@ -133,17 +133,14 @@ func (l *Logger) Query(f Filter) ([]Entry, error) {
 	if f.Limit <= 0 {
 		f.Limit = 200
 	}
-	lines, err := l.file.Tail(0)
-	if err != nil {
-		return nil, fmt.Errorf("read logs: %w", err)
-	}
 	min := levelRank(f.Level)
 	search := strings.ToLower(f.Search)
 	var out []Entry
-	for i := len(lines) - 1; i >= 0 && len(out) < f.Limit; i-- {
+	// Read from the newest line back, only as far as the limit needs.
+	err := l.file.ScanBackward(func(line []byte) bool {
 		var e Entry
-		if json.Unmarshal(lines[i], &e) != nil {
-			continue
+		if json.Unmarshal(line, &e) != nil {
+			return true
 		}
 		if levelRank(e.Level) < min ||
 			(f.Source != "" && e.Source != f.Source) ||
@@ -151,9 +148,13 @@ func (l *Logger) Query(f Filter) ([]Entry, error) {
 			(f.SessionID != "" && e.SessionID != f.SessionID) ||
 			(f.ToolName != "" && e.ToolName != f.ToolName) ||
 			(search != "" && !strings.Contains(strings.ToLower(e.Message+" "+e.Source), search)) {
-			continue
+			return true
 		}
 		out = append(out, e)
+		return len(out) < f.Limit
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read logs: %w", err)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]

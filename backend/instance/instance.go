@@ -255,6 +255,10 @@ func (i *Instance) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// FlushAudit waits until every tool call audited so far is written to
+// audit.jsonl (the audit log writes in the background), or until ctx ends.
+func (i *Instance) FlushAudit(ctx context.Context) error { return i.audit.Flush(ctx) }
+
 // Registry returns the tool registry.
 func (i *Instance) Registry() *registry.Registry { return i.reg }
 

@@ -262,6 +262,11 @@ func TestEveryCallIsAuditedWithRedaction(t *testing.T) {
 	for _, cl := range calls {
 		call(t, c, cl.tool, cl.args, nil)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := inst.FlushAudit(ctx); err != nil { // the audit log writes in the background
+		t.Fatal(err)
+	}
 	f, err := os.Open(filepath.Join(inst.UserData, instance.AuditFile))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,148 @@
+// Package audit keeps audit.jsonl, the record of every tool call (allowed or
+// denied) with redacted summaries of its arguments and result, and the
+// redaction rules ([Summarize]) that make those summaries safe to store.
+//
+// Wire it to the registry with registry.Options{Audit: log.Audit}. The log
+// writes in the background: [Log.Audit] only queues the outcome, and one
+// writer goroutine summarizes, encodes and appends what is queued in
+// batches.
+package audit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Decision is the permission decision an [Entry] records.
+type Decision string
+
+// The decisions of an entry.
+const (
+	DecisionAllow Decision = "allow"
+	DecisionDeny  Decision = "deny"
+)
+
+// TimeLayout is the layout of [Entry.TS]: ISO 8601 in UTC with milliseconds,
+// as JavaScript's Date.toISOString writes it (2026-05-01T12:00:00.123Z).
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// Entry is one line of audit.jsonl.
+type Entry struct {
+	// ID is "audit_" + 12 hex digits.
+	ID string `json:"id"`
+	// TS is when the call finished, in [TimeLayout].
+	TS string `json:"ts"`
+	// Caller is who called (after the socket's downgrade).
+	Caller protocol.Caller `json:"caller"`
+	// ToolName is the tool asked for, known or not.
+	ToolName string `json:"toolName"`
+	// Capabilities are the tool's declared capabilities; empty (never null)
+	// for an unknown tool.
+	Capabilities []string `json:"capabilities"`
+	// Decision is deny only when the call failed with PERMISSION_DENIED.
+	Decision Decision `json:"decision"`
+	// Cwd is the caller's working-directory hint.
+	Cwd string `json:"cwd"`
+	// SessionID, SpaceID and TabID are the caller context, when set.
+	SessionID string `json:"sessionId,omitempty"`
+	SpaceID   string `json:"spaceId,omitempty"`
+	TabID     string `json:"tabId,omitempty"`
+	// ArgsSummary is [Summarize] of the arguments.
+	ArgsSummary string `json:"argsSummary"`
+	// ResultSummary is [Summarize] of the result envelope {ok, content} or
+	// {ok, error}.
+	ResultSummary string `json:"resultSummary"`
+	// DurationMs is how long the call took, in milliseconds.
+	DurationMs int64 `json:"durationMs"`
+}
+
+// EntryFrom builds the entry that records o. The entry's time is the end of
+// the call (o.Started + o.Duration), or now when o.Started is unset.
+func EntryFrom(o registry.Outcome) Entry { return entryAt(o, time.Now()) }
+
+// entryAt builds the entry that records o, with now as the end of a call
+// whose start is unset.
+func entryAt(o registry.Outcome, now time.Time) Entry {
+	caps := make([]string, 0, len(o.Capabilities))
+	for _, c := range o.Capabilities {
+		caps = append(caps, string(c))
+	}
+	decision := DecisionAllow
+	if !o.Result.OK && o.Result.Error != nil && o.Result.Error.Code == protocol.CodePermissionDenied {
+		decision = DecisionDeny
+	}
+	end := now
+	if !o.Started.IsZero() {
+		end = o.Started.Add(o.Duration)
+	}
+	args := o.Args
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	return Entry{
+		ID:            newID("audit_"),
+		TS:            end.UTC().Format(TimeLayout),
+		Caller:        o.Client.Caller,
+		ToolName:      o.ToolName,
+		Capabilities:  caps,
+		Decision:      decision,
+		Cwd:           o.Client.Cwd,
+		SessionID:     o.Client.SessionID,
+		SpaceID:       o.Client.SpaceID,
+		TabID:         o.Client.TabID,
+		ArgsSummary:   summarizeRaw(args),
+		ResultSummary: summarizeResult(o.Result),
+		DurationMs:    o.Duration.Milliseconds(),
+	}
+}
+
+// appendEntry appends e as one JSON line (with its newline), byte for byte
+// what json.Marshal writes, without reflection. Nil capabilities are
+// written as [].
+func appendEntry(dst []byte, e *Entry) []byte {
+	field := func(name, value string) {
+		dst = append(dst, name...)
+		dst = appendJSONString(dst, value, true)
+	}
+	field(`{"id":`, e.ID)
+	field(`,"ts":`, e.TS)
+	field(`,"caller":`, string(e.Caller))
+	field(`,"toolName":`, e.ToolName)
+	dst = append(dst, `,"capabilities":[`...)
+	for i, c := range e.Capabilities {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, c, true)
+	}
+	dst = append(dst, ']')
+	field(`,"decision":`, string(e.Decision))
+	field(`,"cwd":`, e.Cwd)
+	if e.SessionID != "" {
+		field(`,"sessionId":`, e.SessionID)
+	}
+	if e.SpaceID != "" {
+		field(`,"spaceId":`, e.SpaceID)
+	}
+	if e.TabID != "" {
+		field(`,"tabId":`, e.TabID)
+	}
+	field(`,"argsSummary":`, e.ArgsSummary)
+	field(`,"resultSummary":`, e.ResultSummary)
+	dst = append(dst, `,"durationMs":`...)
+	dst = strconv.AppendInt(dst, e.DurationMs, 10)
+	return append(dst, '}', '\n')
+}
+
+// newID returns prefix + 12 random hex digits.
+func newID(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,118 @@
+package audit
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+func TestEntryFromDecision(t *testing.T) {
+	tests := []struct {
+		name   string
+		result protocol.ToolResult
+		want   Decision
+	}{
+		{"ok", protocol.OKResult(map[string]int{"n": 1}), DecisionAllow},
+		{"permission denied", protocol.ErrorResult(protocol.CodePermissionDenied, "no", nil), DecisionDeny},
+		{"tool failed", protocol.ErrorResult(protocol.CodeToolFailed, "boom", nil), DecisionAllow},
+		{"unknown tool", protocol.ErrorResult(protocol.CodeUnknownTool, "?", nil), DecisionAllow},
+		{"validation", protocol.ErrorResult(protocol.CodeValidation, "bad", nil), DecisionAllow},
+		{"cancelled", protocol.ErrorResult(protocol.CodeCancelled, "c", nil), DecisionAllow},
+		{"failed without error", protocol.ToolResult{OK: false}, DecisionAllow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := EntryFrom(registry.Outcome{Result: tt.result}).Decision; got != tt.want {
+				t.Errorf("EntryFrom(result %s).Decision = %s, want %s", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEntryFromFields(t *testing.T) {
+	started := time.Date(2026, 5, 1, 14, 0, 0, 123_456_789, time.FixedZone("CEST", 2*3600))
+	o := registry.Outcome{
+		RequestID:    "req_1",
+		Started:      started,
+		Duration:     1500*time.Millisecond + 700*time.Microsecond,
+		ToolName:     "open_browser_tab",
+		Capabilities: []protocol.Capability{protocol.CapControlsBrowser, protocol.CapAccessesNetwork},
+		Client:       protocol.ClientInfo{Caller: protocol.CallerCLI, Cwd: "/w", SessionID: "socket:1", SpaceID: "space_1", TabID: "btab_1"},
+		Args:         json.RawMessage(`{"url":"http://x","headers":{"X-Auth":"Bearer abcdefghijklmnop"}}`),
+		Result:       protocol.OKResult(map[string]any{"apiKey": "sk-live-1", "id": "btab_2"}),
+	}
+	e := EntryFrom(o)
+	if !regexp.MustCompile(`^audit_[0-9a-f]{12}$`).MatchString(e.ID) {
+		t.Errorf("EntryFrom().ID = %q, want audit_<12 hex>", e.ID)
+	}
+	checks := []struct{ field, got, want string }{
+		{"TS", e.TS, "2026-05-01T12:00:01.624Z"},
+		{"Caller", string(e.Caller), "cli"},
+		{"ToolName", e.ToolName, "open_browser_tab"},
+		{"Capabilities", strings.Join(e.Capabilities, ","), "controls-browser,accesses-network"},
+		{"Cwd", e.Cwd, "/w"},
+		{"SessionID", e.SessionID, "socket:1"},
+		{"SpaceID", e.SpaceID, "space_1"},
+		{"TabID", e.TabID, "btab_1"},
+		{"ArgsSummary", e.ArgsSummary, `{"url":"http://x","headers":{"X-Auth":"[REDACTED]"}}`},
+		{"ResultSummary", e.ResultSummary, `{"ok":true,"content":{"apiKey":"[REDACTED]","id":"btab_2"}}`},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("EntryFrom().%s = %q, want %q", c.field, c.got, c.want)
+		}
+	}
+	if e.DurationMs != 1500 {
+		t.Errorf("EntryFrom().DurationMs = %d, want 1500", e.DurationMs)
+	}
+}
+
+func TestEntryFromUnknownTool(t *testing.T) {
+	e := EntryFrom(registry.Outcome{
+		ToolName: "nope",
+		Client:   protocol.ClientInfo{Caller: protocol.CallerCLI},
+		Result:   protocol.ErrorResult(protocol.CodeUnknownTool, `Unknown tool "nope"`, nil),
+	})
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	wants := map[string]string{
+		"capabilities":  `[]`,
+		"argsSummary":   `"{}"`,
+		"resultSummary": `"{\"ok\":false,\"error\":{\"code\":\"UNKNOWN_TOOL\",\"message\":\"Unknown tool \\\"nope\\\"\"}}"`,
+		"cwd":           `""`,
+		"decision":      `"allow"`,
+	}
+	for k, want := range wants {
+		if got := string(m[k]); got != want {
+			t.Errorf("EntryFrom(unknown tool) JSON %s = %s, want %s", k, got, want)
+		}
+	}
+	for _, k := range []string{"sessionId", "spaceId", "tabId"} {
+		if v, ok := m[k]; ok {
+			t.Errorf("EntryFrom(unknown tool) JSON has %s = %s, want it left out", k, v)
+		}
+	}
+	if e.TS == "" {
+		t.Errorf("EntryFrom(no start time).TS is empty, want now")
+	}
+}
+
+func TestEntryFromErrorDetailsRedacted(t *testing.T) {
+	e := EntryFrom(registry.Outcome{Result: protocol.ErrorResult(protocol.CodeToolFailed, "fetch failed",
+		map[string]any{"authorization": "Basic abc", "status": 401})})
+	want := `{"ok":false,"error":{"code":"TOOL_FAILED","message":"fetch failed","details":{"authorization":"[REDACTED]","status":401}}}`
+	if e.ResultSummary != want {
+		t.Errorf("EntryFrom(error with details).ResultSummary = %s, want %s", e.ResultSummary, want)
+	}
+}

@@ -1,0 +1,402 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/meith-dev/meith/backend/jsonl"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultMaxRecords is how many entries the file keeps (the original's
+	// JsonlStore maxRecords).
+	DefaultMaxRecords = 20_000
+	// DefaultCompactFactor lets the file grow to 1.25 × MaxRecords lines
+	// before it is compacted back to MaxRecords.
+	DefaultCompactFactor = 1.25
+	// DefaultQueueLen is how many entries may wait for the writer before
+	// [Log.Record] blocks.
+	DefaultQueueLen = 4096
+)
+
+// ErrClosed is returned (or reported) for use of a closed [Log].
+var ErrClosed = errors.New("audit log is closed")
+
+// Options configures a [Log]. The zero value uses the defaults.
+type Options struct {
+	// MaxRecords is how many of the newest entries compaction keeps;
+	// 0 means DefaultMaxRecords.
+	MaxRecords int
+	// CompactFactor (> 1) sets when to compact: once the file holds more
+	// than MaxRecords × CompactFactor lines; 0 means DefaultCompactFactor.
+	CompactFactor float64
+	// QueueLen bounds the entries waiting for the writer: once that many
+	// wait, [Log.Record] and [Log.Audit] block until the writer takes
+	// them (entries are never dropped); 0 means DefaultQueueLen.
+	QueueLen int
+	// Logf, when set, receives failures of [Log.Record], which never reach
+	// the tool call. Write failures are reported from the writer goroutine,
+	// so Logf must not wait for the writer (Flush, Tail, Clear, Close).
+	Logf func(format string, args ...any)
+
+	// beforeWrite, when set, runs in the writer before each batch (tests
+	// hold the writer with it).
+	beforeWrite func()
+}
+
+// Log is an append-only audit.jsonl bounded by compaction (a jsonl.File).
+// It is safe for concurrent use.
+//
+// Recording is asynchronous: [Log.Record] and [Log.Audit] put the entry or
+// outcome on a bounded queue and return; one writer goroutine builds the
+// entries (the summaries are made there, off the caller's path), encodes
+// them and appends everything queued with one write. Entries reach the file
+// in the order of the calls that recorded them. [Log.Flush] waits for the
+// file to catch up; [Log.Tail] and [Log.Clear] flush first, and
+// [Log.Close] writes everything queued before it closes the file.
+type Log struct {
+	file        *jsonl.File
+	logf        func(format string, args ...any)
+	queueLen    int
+	beforeWrite func()
+
+	mu      sync.Mutex
+	queue   []item        // recorded, not yet taken by the writer
+	spare   []item        // the writer's last batch, for reuse as queue
+	idle    bool          // the writer waits for wake
+	wake    chan struct{} // tells an idle writer that there is work (cap 1)
+	room    chan struct{} // closed when the queue empties; nil if nobody waits
+	done    chan struct{} // closed when a batch is written; nil if nobody waits
+	queued  uint64        // items ever queued
+	written uint64        // items the writer has finished with
+	closed  bool
+	exited  chan struct{} // closed when the writer has returned
+}
+
+// item is one queued record: an outcome to build an entry from, or (from
+// Record, off the hot path) an entry.
+type item struct {
+	outcome registry.Outcome
+	now     time.Time // the end of an outcome whose start is unset
+	entry   *Entry    // set by Record
+}
+
+// Open opens (creating it if needed) the audit log at path and starts its
+// writer. The file gets mode 0600, also when it already exists with another
+// mode; a missing parent directory is created with mode 0700. The existing
+// lines count towards the bound, and a torn last line is ended so the next
+// entry starts on a line of its own.
+func Open(path string, opts Options) (*Log, error) {
+	if opts.MaxRecords <= 0 {
+		opts.MaxRecords = DefaultMaxRecords
+	}
+	if opts.CompactFactor <= 1 {
+		opts.CompactFactor = DefaultCompactFactor
+	}
+	if opts.QueueLen <= 0 {
+		opts.QueueLen = DefaultQueueLen
+	}
+	f, err := jsonl.Open(path, jsonl.Options{MaxRecords: opts.MaxRecords, CompactFactor: opts.CompactFactor})
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	l := &Log{
+		file:        f,
+		logf:        opts.Logf,
+		queueLen:    opts.QueueLen,
+		beforeWrite: opts.beforeWrite,
+		wake:        make(chan struct{}, 1),
+		exited:      make(chan struct{}),
+	}
+	go l.run()
+	return l, nil
+}
+
+// Path returns the file's path.
+func (l *Log) Path() string { return l.file.Path() }
+
+// Audit queues the outcome of a registry call; it is the registry's
+// Options.Audit hook. The entry is built by the writer: o's slices (the
+// arguments, the result's content) and the result's error details must not
+// change after Audit returns, which the registry guarantees.
+func (l *Log) Audit(o registry.Outcome) {
+	if l == nil {
+		return
+	}
+	it := item{outcome: o}
+	if o.Started.IsZero() {
+		it.now = time.Now()
+	}
+	if !l.enqueue(&it) {
+		l.report("audit: record %s call: %v", o.ToolName, ErrClosed)
+	}
+}
+
+// Record queues e to be appended as one JSON line. It does not wait for
+// the write, except when the queue is full. Failures are reported to
+// Options.Logf and otherwise dropped: auditing never fails a call. The
+// writer compacts the file when it has grown past the bound.
+func (l *Log) Record(e Entry) {
+	if l == nil {
+		return
+	}
+	if !l.enqueue(&item{entry: &e}) {
+		l.report("audit: record %s: %v", e.ID, ErrClosed)
+	}
+}
+
+// enqueue adds it to the queue, waiting while the queue is full. It
+// returns false when the log is closed.
+func (l *Log) enqueue(it *item) bool {
+	l.mu.Lock()
+	for !l.closed && len(l.queue) >= l.queueLen {
+		if l.room == nil {
+			l.room = make(chan struct{})
+		}
+		room := l.room
+		l.mu.Unlock()
+		<-room
+		l.mu.Lock()
+	}
+	if l.closed {
+		l.mu.Unlock()
+		return false
+	}
+	l.queue = append(l.queue, *it)
+	l.queued++
+	wake := l.idle
+	l.idle = false
+	l.mu.Unlock()
+	if wake {
+		l.wake <- struct{}{} // cap 1, and only one waker per idle period
+	}
+	return true
+}
+
+// run is the writer: it takes everything queued, writes it as one batch,
+// and repeats until the log is closed and the queue is empty.
+func (l *Log) run() {
+	defer close(l.exited)
+	var buf []byte // the encoded batch, reused
+	var lines [][]byte
+	for {
+		l.mu.Lock()
+		for len(l.queue) == 0 && !l.closed {
+			l.idle = true
+			l.mu.Unlock()
+			<-l.wake
+			l.mu.Lock()
+		}
+		l.idle = false
+		if len(l.queue) == 0 { // closed and drained
+			l.mu.Unlock()
+			return
+		}
+		batch := l.queue
+		l.queue, l.spare = l.spare[:0], nil
+		if l.room != nil {
+			close(l.room)
+			l.room = nil
+		}
+		l.mu.Unlock()
+
+		if l.beforeWrite != nil {
+			l.beforeWrite()
+		}
+		buf, lines = l.write(batch, buf[:0], lines[:0])
+		if cap(buf) > maxKeptBuf {
+			buf, lines = nil, nil
+		}
+		clear(batch) // drop the references to the outcomes' data
+
+		l.mu.Lock()
+		l.written += uint64(len(batch))
+		if cap(batch) <= 2*l.queueLen { // a full queue, give or take append's rounding
+			l.spare = batch[:0]
+		}
+		if l.done != nil {
+			close(l.done)
+			l.done = nil
+		}
+		l.mu.Unlock()
+	}
+}
+
+// maxKeptBuf is the largest encoding buffer the writer keeps between
+// batches (a burst may use more, then it is let go).
+const maxKeptBuf = 4 << 20
+
+// write builds, encodes and appends the entries of batch with one write,
+// reporting failures. buf and lines are scratch space, returned for reuse.
+func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte) {
+	firstID := ""
+	for i := range batch {
+		it := &batch[i]
+		e := it.entry
+		if e == nil {
+			built := entryAt(it.outcome, it.now)
+			e = &built
+		}
+		if i == 0 {
+			firstID = e.ID
+		}
+		buf = appendEntry(buf, e)
+	}
+	// Cut the lines once buf has stopped growing: they then lie one after
+	// the other in one array, and jsonl writes them without a copy.
+	for start := 0; start < len(buf); {
+		end := start + bytes.IndexByte(buf[start:], '\n')
+		lines = append(lines, buf[start:end])
+		start = end + 1
+	}
+	if err := l.file.AppendBatch(lines); err != nil {
+		if errors.Is(err, jsonl.ErrCompact) {
+			l.report("audit: compact %s: %v", l.file.Path(), err)
+		} else {
+			l.report("audit: record %d entries (%s…): %v", len(batch), firstID, err)
+		}
+	}
+	return buf, lines
+}
+
+// report sends a failure to Logf, if set.
+func (l *Log) report(format string, args ...any) {
+	if l.logf != nil {
+		l.logf(format, args...)
+	}
+}
+
+// Flush waits until every entry recorded before the call is written to the
+// file (or its write has failed and been reported), or until ctx ends. On a
+// closed log it returns at once: Close has written everything.
+func (l *Log) Flush(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	target := l.queued
+	for l.written < target {
+		if l.done == nil {
+			l.done = make(chan struct{})
+		}
+		done := l.done
+		l.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		l.mu.Lock()
+	}
+	l.mu.Unlock()
+	return nil
+}
+
+// isClosed reports whether Close was called.
+func (l *Log) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// Tail returns the newest n entries, oldest first, after writing those
+// recorded before the call. Lines that do not decode as an entry are
+// skipped, and older lines are read in their place.
+func (l *Log) Tail(n int) ([]Entry, error) {
+	if n <= 0 {
+		return []Entry{}, nil
+	}
+	if err := l.Flush(context.Background()); err != nil {
+		return nil, fmt.Errorf("tail audit log: %w", err)
+	}
+	if l.isClosed() {
+		return nil, fmt.Errorf("tail audit log: %w", ErrClosed)
+	}
+	var newest []Entry // newest first
+	err := l.file.ScanBackward(func(line []byte) bool {
+		if e, ok := decodeLine(line); ok {
+			newest = append(newest, e)
+		}
+		return len(newest) < n
+	})
+	if errors.Is(err, os.ErrClosed) {
+		err = ErrClosed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tail audit log: %w", err)
+	}
+	out := make([]Entry, len(newest))
+	for i, e := range newest {
+		out[len(newest)-1-i] = e
+	}
+	return out, nil
+}
+
+// decodeLine decodes one line as an entry.
+func decodeLine(line []byte) (Entry, bool) {
+	if len(line) == 0 || line[0] != '{' {
+		return Entry{}, false
+	}
+	var e Entry
+	if err := json.Unmarshal(line, &e); err != nil || e.ID == "" {
+		return Entry{}, false
+	}
+	if e.Capabilities == nil {
+		e.Capabilities = []string{}
+	}
+	return e, true
+}
+
+// Clear removes every entry recorded before the call (Settings → Storage,
+// "Clear redacted tool-call audit entries").
+func (l *Log) Clear() error {
+	if err := l.Flush(context.Background()); err != nil {
+		return fmt.Errorf("clear audit log: %w", err)
+	}
+	if l.isClosed() {
+		return fmt.Errorf("clear audit log: %w", ErrClosed)
+	}
+	if err := l.file.Clear(); err != nil {
+		if errors.Is(err, os.ErrClosed) {
+			err = ErrClosed
+		}
+		return fmt.Errorf("clear audit log: %w", err)
+	}
+	return nil
+}
+
+// Close writes every queued entry, stops the writer and closes the file.
+// Later calls to Record are reported and dropped; later calls to Close
+// return nil.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		<-l.exited
+		return nil
+	}
+	l.closed = true
+	wake := l.idle
+	l.idle = false
+	if l.room != nil { // callers waiting for room give up
+		close(l.room)
+		l.room = nil
+	}
+	l.mu.Unlock()
+	if wake {
+		l.wake <- struct{}{}
+	}
+	<-l.exited
+	if err := l.file.Close(); err != nil {
+		return fmt.Errorf("close audit log: %w", err)
+	}
+	return nil
+}
