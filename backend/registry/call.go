@@ -26,7 +26,7 @@ const maxTimeout = 100 * 365 * 24 * time.Hour
 
 // handlerResult is what a handler goroutine hands back to Call.
 type handlerResult struct {
-	res protocol.ToolResult
+	out any
 	err error
 }
 
@@ -102,7 +102,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	}
 
 	// 3. Validation.
-	args, issues := prepareArgs(req.Args, e.schema)
+	args, issues := e.prepare(req.Args)
 	var run invoke
 	if issues == nil {
 		run, issues = e.bind(args)
@@ -146,7 +146,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 			r.leave()
 			done <- hr
 		}()
-		hr.res, hr.err = run(hctx, call)
+		hr.out, hr.err = run(hctx, call)
 	}()
 
 	var hr handlerResult
@@ -164,7 +164,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	if hr.err != nil {
 		return finish(r.handlerFailure(hctx, req.ToolName, timeout, hr.err))
 	}
-	return finish(hr.res)
+	return finish(wrapOutput(hr.out))
 }
 
 // authorize asks the authorizer, racing it against ctx. It returns ok false

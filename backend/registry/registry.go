@@ -49,10 +49,16 @@ type entry struct {
 	// bind decodes validated arguments into the tool's input and returns the
 	// function that runs the handler on it.
 	bind func(args json.RawMessage) (invoke, []Issue)
+	// emptyArgs and emptyIssues are what prepareArgs gives for {}, computed
+	// once at registration: calls without arguments are common and skip the
+	// generic decode, validation and re-encoding.
+	emptyArgs   json.RawMessage
+	emptyIssues []Issue
 }
 
-// invoke runs a bound handler and wraps its output in an envelope.
-type invoke func(ctx context.Context, call *Call) (protocol.ToolResult, error)
+// invoke runs a bound handler. It returns the handler's raw output; the
+// caller wraps it (in its own goroutine, whose stack is already large).
+type invoke func(ctx context.Context, call *Call) (any, error)
 
 // New returns an empty registry configured by opts.
 func New(opts Options) *Registry {
@@ -124,15 +130,12 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 			if issues := decodeStrict(args, &in); issues != nil {
 				return nil, issues
 			}
-			return func(ctx context.Context, call *Call) (protocol.ToolResult, error) {
-				out, err := h(ctx, call, in)
-				if err != nil {
-					return protocol.ToolResult{}, err
-				}
-				return wrapOutput(out), nil
+			return func(ctx context.Context, call *Call) (any, error) {
+				return h(ctx, call, in)
 			}, nil
 		},
 	}
+	e.emptyArgs, e.emptyIssues = prepareArgs(json.RawMessage(`{}`), schema)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {

@@ -218,6 +218,18 @@ func hasNestedDefaults(s *jsonschema.Schema) bool {
 	return false
 }
 
+// prepare is prepareArgs for e's schema, with the answer for {} (and for
+// empty or null arguments) computed once at registration.
+func (e *entry) prepare(args json.RawMessage) (json.RawMessage, []Issue) {
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "{}" || string(t) == "null" {
+		if e.emptyIssues != nil {
+			return nil, slices.Clone(e.emptyIssues)
+		}
+		return e.emptyArgs, nil
+	}
+	return prepareArgs(args, e.schema)
+}
+
 // prepareArgs parses, validates and completes (defaults) a call's arguments.
 // It returns the completed arguments object as JSON, or the issues.
 func prepareArgs(args json.RawMessage, s *jsonschema.Schema) (json.RawMessage, []Issue) {

@@ -94,20 +94,25 @@ func (c *conn) stopCalls() {
 
 func (c *conn) serve() {
 	defer c.s.wg.Done()
-	defer c.s.removeConn(c)
 	peer, err := c.authenticate()
 	if err != nil {
 		c.s.logf(protocol.LevelWarn, "tool socket peer refused", "err", err)
 		c.stopCalls()
 		c.refuse(err.Error())
+		c.s.removeConn(c)
 		return
 	}
 	c.peer = peer
 	c.s.logf(protocol.LevelDebug, "tool socket session opened", "session", c.session,
 		"pid", peer.PID, "exe", peer.Exe)
+	c.readFrom(protocol.NewReader(c.nc))
+}
 
-	c.readLoop()
-
+// finish runs once, in the goroutine that read the end of the stream: it
+// cancels the connection's calls, waits for their results to be written,
+// closes the connection and reports the end of the session.
+func (c *conn) finish() {
+	defer c.s.removeConn(c)
 	c.stopCalls()
 	c.callWG.Wait()
 	c.closeConn()
@@ -152,8 +157,11 @@ func (c *conn) authenticate() (*registry.Peer, error) {
 	return p, nil
 }
 
-func (c *conn) readLoop() {
-	r := protocol.NewReader(c.nc)
+// readFrom reads frames with r until the stream ends, then calls finish.
+// When it reads a tool_call it hands r to a new goroutine, which goes on
+// reading, and runs the call itself: no wake-up stands between reading a
+// call and running it. Exactly one goroutine reads at any time.
+func (c *conn) readFrom(r *protocol.Reader) {
 	for {
 		msg, err := r.Next()
 		if err != nil {
@@ -163,16 +171,27 @@ func (c *conn) readLoop() {
 				c.write(fe.Frame())
 				continue
 			}
-			return // EOF, a read error, or the connection closed under us
+			c.finish() // EOF, a read error, or the connection closed under us
+			return
 		}
 		switch m := msg.(type) {
 		case *protocol.ListTools:
 			c.write(protocol.NewToolsList(c.s.reg.List()))
 		case *protocol.ToolCall:
-			c.startCall(m)
+			run := c.startCall(m)
+			if run == nil {
+				continue
+			}
+			c.s.wg.Add(1)
+			go func() {
+				defer c.s.wg.Done()
+				c.readFrom(r)
+			}()
+			run()
+			return
 		case *protocol.CancelToolCall:
-			// Handled here, ahead of any queue: the call's goroutine is
-			// already running, so the cancel never waits behind it.
+			// Handled by the reader, ahead of any queue: calls run in other
+			// goroutines, so a cancel never waits behind one.
 			c.mu.Lock()
 			cancel := c.calls[m.RequestID]
 			c.mu.Unlock()
@@ -205,7 +224,9 @@ func (c *conn) clientInfo(in protocol.ClientInfo, requestID string) protocol.Cli
 	return out
 }
 
-func (c *conn) startCall(m *protocol.ToolCall) {
+// startCall registers a call and returns the func that runs it and writes
+// its tool_result, or nil when the call was refused (already answered).
+func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 	id := m.RequestID
 	ci := c.clientInfo(m.ClientInfo, id)
 	peer := *c.peer
@@ -224,12 +245,12 @@ func (c *conn) startCall(m *protocol.ToolCall) {
 		c.mu.Unlock()
 		c.write(protocol.NewToolResult(id, protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
 			"The meith runtime is shutting down", nil)))
-		return
+		return nil
 	}
 	if _, dup := c.calls[id]; dup {
 		c.mu.Unlock()
 		c.write(protocol.NewError(id, fmt.Sprintf("Duplicate requestId %s is already in flight", id)))
-		return
+		return nil
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.calls[id] = cancel
@@ -238,7 +259,7 @@ func (c *conn) startCall(m *protocol.ToolCall) {
 	c.mu.Unlock()
 
 	c.s.dispatched.Add(1)
-	go func() {
+	return func() {
 		defer c.callWG.Done()
 		res := c.s.reg.Call(ctx, req)
 		// Forget the id before answering, so a client may reuse it as soon
@@ -249,7 +270,7 @@ func (c *conn) startCall(m *protocol.ToolCall) {
 		cancel(nil)
 		c.write(protocol.NewToolResult(id, res))
 		c.s.answered.Add(1)
-	}()
+	}
 }
 
 // msDuration converts timeoutMs to a Duration (0 stays 0, huge values

@@ -100,6 +100,7 @@ type DebugResult struct {
 
 // Register adds the app tools to r.
 func Register(r *registry.Registry, d Deps) {
+	pid := os.Getpid() // a system call each time: read once
 	registry.Register(r, registry.Tool{
 		Name:         "app_ping",
 		Description:  "Check that the runtime answers; optionally wait delayMs with progress events (honours cancel).",
@@ -111,7 +112,7 @@ func Register(r *registry.Registry, d Deps) {
 			return PingResult{}, err
 		}
 		return PingResult{
-			Pong: true, PID: os.Getpid(), Version: d.Version, ProtocolVersion: protocol.ProtocolVersion,
+			Pong: true, PID: pid, Version: d.Version, ProtocolVersion: protocol.ProtocolVersion,
 			ElapsedMs: time.Since(start).Milliseconds(), Echo: in.Message,
 			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID,
 		}, nil
@@ -127,7 +128,7 @@ func Register(r *registry.Registry, d Deps) {
 			checks = append(checks, d.Checks(ctx)...)
 		}
 		h := Health{Status: "ok", CheckedAt: time.Now().UTC().Format(time.RFC3339Nano), DebugMode: d.Logger.Debug(),
-			Version: d.Version, PID: os.Getpid(), UptimeMs: time.Since(d.StartedAt).Milliseconds(), Checks: checks}
+			Version: d.Version, PID: pid, UptimeMs: time.Since(d.StartedAt).Milliseconds(), Checks: checks}
 		for _, c := range checks {
 			if !c.OK {
 				h.Status = "degraded"
