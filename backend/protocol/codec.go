@@ -157,6 +157,9 @@ type envelope struct {
 // ("Invalid message: …").
 func Decode(line []byte) (Message, error) {
 	trimmed := bytes.TrimSpace(line)
+	if m, ok := decodeClientFast(trimmed); ok {
+		return m, nil
+	}
 	var env envelope
 	if err := json.Unmarshal(trimmed, &env); err != nil {
 		var se *json.SyntaxError
@@ -237,6 +240,58 @@ func cancelID(msg Message, requestID string) string {
 		return requestID
 	}
 	return ""
+}
+
+// wireClient is every field of the client frames, decoded in one pass.
+type wireClient struct {
+	Type       string          `json:"type"`
+	Protocol   *Version        `json:"protocol"`
+	RequestID  string          `json:"requestId"`
+	ToolName   string          `json:"toolName"`
+	Arguments  json.RawMessage `json:"arguments"`
+	ClientInfo *ClientInfo     `json:"clientInfo"`
+	TimeoutMs  *int64          `json:"timeoutMs"`
+}
+
+// decodeClientFast is the socket's hot path: a well-formed client frame
+// (tool_call, cancel_tool_call, list_tools) of protocol 1 is decoded with a
+// single json.Unmarshal. Anything else — server frames, other versions, any
+// error — reports ok false and goes through the careful path in Decode,
+// which gives the precise error.
+func decodeClientFast(raw []byte) (Message, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var w wireClient
+	if json.Unmarshal(raw, &w) != nil || (w.Protocol != nil && *w.Protocol != ProtocolVersion) {
+		return nil, false
+	}
+	var m Message
+	switch FrameType(w.Type) {
+	case TypeToolCall:
+		tc := &ToolCall{Header: Header{Type: TypeToolCall, Protocol: w.Protocol}, RequestID: w.RequestID,
+			ToolName: w.ToolName, Arguments: w.Arguments}
+		if w.ClientInfo != nil {
+			tc.ClientInfo = *w.ClientInfo
+		}
+		if w.TimeoutMs != nil {
+			if *w.TimeoutMs <= 0 {
+				return nil, false
+			}
+			tc.TimeoutMs = *w.TimeoutMs
+		}
+		m = tc
+	case TypeCancelToolCall:
+		m = &CancelToolCall{Header: Header{Type: TypeCancelToolCall, Protocol: w.Protocol}, RequestID: w.RequestID}
+	case TypeListTools:
+		m = &ListTools{Header: Header{Type: TypeListTools, Protocol: w.Protocol}, ClientInfo: w.ClientInfo}
+	default:
+		return nil, false
+	}
+	if check(m, raw) != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 // wireToolCall decodes a tool_call in one pass while telling an absent

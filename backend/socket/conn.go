@@ -52,21 +52,27 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		calls:   map[string]context.CancelCauseFunc{},
 		caller:  protocol.CallerCLI,
 	}
-	c.w = protocol.NewWriter(deadlineWriter{c: nc, d: s.writeTO})
+	c.w = protocol.NewWriter(&deadlineWriter{c: nc, d: s.writeTO})
 	c.ctx, c.cancel = context.WithCancelCause(s.ctx)
 	return c
 }
 
-// deadlineWriter sets a write deadline before each write. protocol.Writer
-// serializes the writes, so deadlines and writes do not interleave.
+// deadlineWriter bounds each write with a deadline. Setting the deadline is
+// not free, so it is moved forward only when less than half of the timeout
+// is left: a write that blocks still fails after between d/2 and d.
+// protocol.Writer serializes the writes, so the fields need no lock.
 type deadlineWriter struct {
-	c net.Conn
-	d time.Duration
+	c     net.Conn
+	d     time.Duration
+	until time.Time // the deadline currently set
 }
 
-func (w deadlineWriter) Write(p []byte) (int, error) {
-	if err := w.c.SetWriteDeadline(time.Now().Add(w.d)); err != nil {
-		return 0, err
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if now := time.Now(); w.until.Sub(now) < w.d/2 {
+		w.until = now.Add(w.d)
+		if err := w.c.SetWriteDeadline(w.until); err != nil {
+			return 0, err
+		}
 	}
 	return w.c.Write(p)
 }
@@ -183,10 +189,10 @@ func (c *conn) readFrom(r *protocol.Reader) {
 				continue
 			}
 			c.s.wg.Add(1)
-			go func() {
+			c.s.workers.Go(func() {
 				defer c.s.wg.Done()
 				c.readFrom(r)
-			}()
+			})
 			run()
 			return
 		case *protocol.CancelToolCall:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/meith-dev/meith/backend/workpool"
 	"net"
 	"os"
 	"sync"
@@ -67,8 +68,11 @@ type Server struct {
 	conns   map[*conn]struct{}
 	closing bool
 
-	wg   sync.WaitGroup // the accept loop and every connection goroutine
-	done chan struct{}  // closed when Close has finished its work
+	wg sync.WaitGroup // the accept loop and every connection goroutine
+
+	// workers runs the per-call reader hand-offs on reused goroutines.
+	workers workpool.Pool
+	done    chan struct{} // closed when Close has finished its work
 
 	closeOnce sync.Once
 	closeErr  error
@@ -257,6 +261,7 @@ func (s *Server) close(ctx context.Context) error {
 	if !waitCtx(ctx, s.wg.Wait) && err == nil {
 		err = fmt.Errorf("close tool socket: wait for connections: %w", ctx.Err())
 	}
+	s.workers.Close()
 	if id, ok := statID(s.path); ok && id == s.id {
 		if rerr := os.Remove(s.path); rerr != nil && err == nil {
 			err = fmt.Errorf("close tool socket: unlink: %w", rerr)

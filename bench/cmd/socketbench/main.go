@@ -72,7 +72,7 @@ func run(n int, dur time.Duration, clients int) error {
 	}
 	defer inst.Close(context.Background())
 
-	fmt.Printf("socketbench: GOMAXPROCS=%d, %d round trips, %d clients for %v\n\n", runtime.GOMAXPROCS(0), n, clients, dur)
+	fmt.Printf("socketbench: GOMAXPROCS=%d, %d round trips, %d clients for %v, alternating echo and app_ping in 5 rounds\n\n", runtime.GOMAXPROCS(0), n, clients, dur)
 	// Warm up both paths.
 	if _, err := latency(echoPath, 2000); err != nil {
 		return fmt.Errorf("echo: %w", err)
@@ -81,22 +81,33 @@ func run(n int, dur time.Duration, clients int) error {
 		return fmt.Errorf("app_ping: %w", err)
 	}
 
-	echoLat, err := latency(echoPath, n)
-	if err != nil {
-		return err
+	// Alternate the two servers in rounds so that drift on the machine (other
+	// processes, frequency changes) hits both alike; report medians.
+	const rounds = 5
+	var echoLats, pingLats []time.Duration
+	var echoTPs, pingTPs []float64
+	for range rounds {
+		e, err := latencySamples(echoPath, n/rounds)
+		if err != nil {
+			return err
+		}
+		p, err := latencySamples(inst.SocketPath(), n/rounds)
+		if err != nil {
+			return err
+		}
+		echoLats, pingLats = append(echoLats, e...), append(pingLats, p...)
+		et, err := throughput(echoPath, clients, dur/rounds)
+		if err != nil {
+			return err
+		}
+		pt, err := throughput(inst.SocketPath(), clients, dur/rounds)
+		if err != nil {
+			return err
+		}
+		echoTPs, pingTPs = append(echoTPs, et), append(pingTPs, pt)
 	}
-	pingLat, err := latency(inst.SocketPath(), n)
-	if err != nil {
-		return err
-	}
-	echoTP, err := throughput(echoPath, clients, dur)
-	if err != nil {
-		return err
-	}
-	pingTP, err := throughput(inst.SocketPath(), clients, dur)
-	if err != nil {
-		return err
-	}
+	echoLat, pingLat := summarize(echoLats), summarize(pingLats)
+	echoTP, pingTP := medianOf(echoTPs), medianOf(pingTPs)
 
 	fmt.Printf("%-28s %12s %12s %12s\n", "", "echo floor", "app_ping", "ratio")
 	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.2f×  (goal ≤ 2×)\n", "1 client, median latency", us(echoLat.median), us(pingLat.median), float64(pingLat.median)/float64(echoLat.median))
@@ -176,21 +187,39 @@ func (rt *roundTripper) do() error {
 type latencies struct{ median, p99 time.Duration }
 
 func latency(path string, n int) (latencies, error) {
-	rt, err := dial(path)
+	ds, err := latencySamples(path, n)
 	if err != nil {
 		return latencies{}, err
+	}
+	return summarize(ds), nil
+}
+
+// latencySamples times n sequential round trips on one connection.
+func latencySamples(path string, n int) ([]time.Duration, error) {
+	rt, err := dial(path)
+	if err != nil {
+		return nil, err
 	}
 	defer rt.c.Close()
 	ds := make([]time.Duration, n)
 	for i := range ds {
 		t := time.Now()
 		if err := rt.do(); err != nil {
-			return latencies{}, err
+			return nil, err
 		}
 		ds[i] = time.Since(t)
 	}
+	return ds, nil
+}
+
+func summarize(ds []time.Duration) latencies {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return latencies{median: ds[n/2], p99: ds[n*99/100]}, nil
+	return latencies{median: ds[len(ds)/2], p99: ds[len(ds)*99/100]}
+}
+
+func medianOf(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
 }
 
 func throughput(path string, clients int, dur time.Duration) (float64, error) {
