@@ -33,16 +33,37 @@ func (e *FrameError) Frame() *ErrorFrame { return NewError(e.RequestID, e.Messag
 
 // Encode marshals msg as one NDJSON line (with the trailing newline). It
 // stamps protocol: 1 on msg unless it already carries a protocol value, so a
-// frame must not be encoded from two goroutines at once.
+// frame must not be encoded from two goroutines at once. HTML characters are
+// not escaped ("<" stays "<").
 func Encode(msg Message) ([]byte, error) {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	if err := encodeTo(buf, msg); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// encodeBuffers recycles the buffers frames are encoded into.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 64*1024 { // do not keep the buffer of a huge frame
+		encodeBuffers.Put(b)
+	}
+}
+
+func encodeTo(buf *bytes.Buffer, msg Message) error {
 	if msg.version() == nil {
 		msg.setVersion(ProtocolVersion)
 	}
-	b, err := json.Marshal(msg)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s frame: %w", msg.FrameType(), err)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil { // Encode ends the line
+		return fmt.Errorf("encode %s frame: %w", msg.FrameType(), err)
 	}
-	return append(b, '\n'), nil
+	return nil
 }
 
 // Writer writes frames to an io.Writer, one Write call per frame; it is safe
@@ -57,13 +78,14 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write encodes and writes one frame.
 func (w *Writer) Write(msg Message) error {
-	b, err := Encode(msg)
-	if err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	if err := encodeTo(buf, msg); err != nil {
 		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err = w.w.Write(b)
+	_, err := w.w.Write(buf.Bytes())
 	return err
 }
 
