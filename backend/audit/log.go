@@ -73,6 +73,7 @@ type Log struct {
 	spare   []item        // the writer's last batch, for reuse as queue
 	idle    bool          // the writer waits for wake
 	wake    chan struct{} // tells an idle writer that there is work (cap 1)
+	linger  *time.Timer   // wakes the writer lingerDelay after the first entry of an idle period
 	room    chan struct{} // closed when the queue empties; nil if nobody waits
 	done    chan struct{} // closed when a batch is written; nil if nobody waits
 	queued  uint64        // items ever queued
@@ -116,6 +117,8 @@ func Open(path string, opts Options) (*Log, error) {
 		wake:        make(chan struct{}, 1),
 		exited:      make(chan struct{}),
 	}
+	l.linger = time.AfterFunc(time.Hour, l.poke)
+	l.linger.Stop()
 	go l.run()
 	return l, nil
 }
@@ -174,11 +177,35 @@ func (l *Log) enqueue(it *item) bool {
 	l.queued++
 	wake := l.idle
 	l.idle = false
+	now := len(l.queue) >= lingerBatch
 	l.mu.Unlock()
 	if wake {
-		l.wake <- struct{}{} // cap 1, and only one waker per idle period
+		// The first entry of an idle period does not wake the writer at
+		// once: a wake-up costs the caller a hand-off on the tool call's
+		// path. The timer gathers what follows into one batch; a big burst
+		// wakes the writer at once.
+		if now {
+			l.poke()
+		} else {
+			l.linger.Reset(lingerDelay)
+		}
 	}
 	return true
+}
+
+// lingerDelay bounds how long an entry waits in the queue while the writer
+// gathers a batch; lingerBatch entries wake it at once.
+const (
+	lingerDelay = 2 * time.Millisecond
+	lingerBatch = 64
+)
+
+// poke wakes the writer; the channel holds one wake-up, more are dropped.
+func (l *Log) poke() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }
 
 // run is the writer: it takes everything queued, writes it as one batch,
@@ -289,6 +316,7 @@ func (l *Log) Flush(ctx context.Context) error {
 		}
 		done := l.done
 		l.mu.Unlock()
+		l.poke() // do not wait for the linger timer
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -384,16 +412,16 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	wake := l.idle
 	l.idle = false
 	if l.room != nil { // callers waiting for room give up
 		close(l.room)
 		l.room = nil
 	}
 	l.mu.Unlock()
-	if wake {
-		l.wake <- struct{}{}
-	}
+	// The writer may be waiting for the linger timer rather than be idle:
+	// wake it either way.
+	l.linger.Stop()
+	l.poke()
 	<-l.exited
 	if err := l.file.Close(); err != nil {
 		return fmt.Errorf("close audit log: %w", err)

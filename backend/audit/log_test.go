@@ -538,3 +538,28 @@ func TestRegistryAudit(t *testing.T) {
 		t.Errorf("entry 2 = %+v, want the unknown tool with capabilities []", u)
 	}
 }
+
+// TestLingeringEntryIsWritten: a lone entry is not written at once (the
+// writer lingers to gather a batch) but reaches the file without Flush, and
+// Close while the writer lingers neither hangs nor loses it.
+func TestLingeringEntryIsWritten(t *testing.T) {
+	l, path := openLog(t, Options{})
+	l.Record(entry("lone"))
+	deadline := time.Now().Add(2 * time.Second)
+	for fileTools(t, path) != "lone" {
+		if time.Now().After(deadline) {
+			t.Fatalf("a lone entry was not written within 2s of Record")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	l2, path2 := openLog(t, Options{})
+	l2.Record(entry("at-close"))
+	ok, _ := returnsWithin(time.Second, func() { l2.Close() })
+	if !ok {
+		t.Fatal("Close hung while the writer lingered")
+	}
+	if got := fileTools(t, path2); got != "at-close" {
+		t.Errorf("file after Close = %q, want at-close", got)
+	}
+}
