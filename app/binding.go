@@ -14,8 +14,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -171,7 +169,7 @@ func (a *App) Call(tool string, args map[string]any, clientInfo protocol.ClientI
 	clientInfo.Caller = protocol.CallerRenderer
 	clientInfo.SessionID = SessionRenderer
 
-	id := newCallID()
+	id := protocol.NewID("call")
 	a.mu.Lock()
 	if a.shutdown {
 		a.mu.Unlock()
@@ -257,11 +255,4 @@ func (a *App) emit(name string, payload any) {
 	if em != nil {
 		em.Emit(name, payload)
 	}
-}
-
-// newCallID returns "call_" + 12 random hex digits.
-func newCallID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return "call_" + hex.EncodeToString(b[:])
 }

@@ -4,8 +4,6 @@
 package applog
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -92,7 +90,7 @@ func (l *Logger) Write(e Entry) {
 		return
 	}
 	if e.ID == "" {
-		e.ID = newID()
+		e.ID = protocol.NewID("log")
 	}
 	if e.TS == "" {
 		e.TS = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
@@ -191,10 +189,4 @@ func renderData(d map[string]any) string {
 		return ""
 	}
 	return " " + string(b)
-}
-
-func newID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return "log_" + hex.EncodeToString(b[:])
 }

@@ -9,8 +9,6 @@
 package audit
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -86,7 +84,7 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		args = json.RawMessage(`{}`)
 	}
 	return Entry{
-		ID:            newID("audit_"),
+		ID:            protocol.NewID("audit"),
 		TS:            end.UTC().Format(TimeLayout),
 		Caller:        o.Client.Caller,
 		ToolName:      o.ToolName,
@@ -138,11 +136,4 @@ func appendEntry(dst []byte, e *Entry) []byte {
 	dst = append(dst, `,"durationMs":`...)
 	dst = strconv.AppendInt(dst, e.DurationMs, 10)
 	return append(dst, '}', '\n')
-}
-
-// newID returns prefix + 12 random hex digits.
-func newID(prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return prefix + hex.EncodeToString(b[:])
 }

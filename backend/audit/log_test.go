@@ -97,7 +97,7 @@ func returnsWithin(d time.Duration, fn func()) (bool, chan struct{}) {
 
 // entry returns a distinguishable entry.
 func entry(tool string) Entry {
-	return Entry{ID: newID("audit_"), TS: "2026-01-01T00:00:00.000Z", Caller: protocol.CallerCLI,
+	return Entry{ID: protocol.NewID("audit"), TS: "2026-01-01T00:00:00.000Z", Caller: protocol.CallerCLI,
 		ToolName: tool, Capabilities: []string{"read-only"}, Decision: DecisionAllow,
 		ArgsSummary: "{}", ResultSummary: `{"ok":true}`}
 }

@@ -9,8 +9,6 @@ package client
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,7 +314,7 @@ func (c *Client) Call(ctx context.Context, tool string, args json.RawMessage, op
 	if ctx.Err() != nil {
 		return cancelledResult(tool), nil
 	}
-	id := newRequestID()
+	id := protocol.NewID("req")
 	p := &pending{
 		onEvent: opts.OnEvent,
 		result:  make(chan protocol.ToolResult, 1),
@@ -400,11 +398,4 @@ func (c *Client) forget(id string) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
-}
-
-// newRequestID returns "req_" and 12 random hex digits.
-func newRequestID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
 }

@@ -2,8 +2,6 @@ package permission
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -236,7 +234,7 @@ func (a *Approvals) Subscribe(fn func(ApprovalEvent)) (cancel func()) {
 // open adds a pending request (its ID set here) and announces it. It fails
 // with errNoUI when no UI is attached and errTooMany when the list is full.
 func (a *Approvals) open(req ApprovalRequest) (*pendingApproval, error) {
-	req.ID = newID("appr_")
+	req.ID = protocol.NewID("appr")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
@@ -338,11 +336,4 @@ func (s *subscriber) run() {
 			s.fn(ev)
 		}
 	}
-}
-
-// newID returns prefix + 12 random hex digits.
-func newID(prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return prefix + hex.EncodeToString(b[:])
 }

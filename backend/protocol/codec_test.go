@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -414,5 +415,17 @@ func TestDecodeAcceptsProtocolOneAsAnyNumber(t *testing.T) {
 	}
 	if _, err := protocol.Decode([]byte(`{"type":"list_tools","protocol":1.5}`)); err == nil || err.Error() != "Unsupported protocol version 1.5; server requires 1" {
 		t.Errorf("protocol.Decode(protocol 1.5) = %v, want unsupported version", err)
+	}
+}
+
+func TestNewID(t *testing.T) {
+	re := regexp.MustCompile(`^req_[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := protocol.NewID("req")
+		if !re.MatchString(id) || seen[id] {
+			t.Fatalf("NewID(req) = %q: want req_<12 hex>, unique", id)
+		}
+		seen[id] = true
 	}
 }

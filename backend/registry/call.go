@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/meith-dev/meith/backend/protocol"
 )
@@ -64,7 +61,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		ctx = context.Background()
 	}
 	if req.RequestID == "" {
-		req.RequestID = "req_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+		req.RequestID = protocol.NewID("req")
 	}
 	started := time.Now()
 	em := &emitter{fn: req.Emit}
