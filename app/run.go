@@ -52,6 +52,10 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	}
 	if err := inst.Start(ctx); err != nil {
 		_ = inst.Close(context.Background())
+		if instance.IsAlreadyRunning(err) {
+			fmt.Fprintf(stderr, "meith: %s\n", instance.AlreadyRunningHint(inst.Paths().UserData))
+			return 1
+		}
 		fmt.Fprintf(stderr, "meith: %v\n", err)
 		return 1
 	}

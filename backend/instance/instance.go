@@ -250,7 +250,9 @@ func (i *Instance) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("close socket: %w", err))
 		}
 	}
-	i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
+	if sock != nil {
+		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
+	}
 	errs = append(errs, i.audit.Close(), i.log.Close())
 	return errors.Join(errs...)
 }
@@ -258,6 +260,17 @@ func (i *Instance) Close(ctx context.Context) error {
 // FlushAudit waits until every tool call audited so far is written to
 // audit.jsonl (the audit log writes in the background), or until ctx ends.
 func (i *Instance) FlushAudit(ctx context.Context) error { return i.audit.Flush(ctx) }
+
+// IsAlreadyRunning reports whether err from [Instance.Start] means another
+// live runtime already serves the same user data dir (its socket answers).
+func IsAlreadyRunning(err error) bool { return socket.IsInUse(err) }
+
+// AlreadyRunningHint is what to tell a person whose Start failed with
+// [IsAlreadyRunning].
+func AlreadyRunningHint(userData string) string {
+	return fmt.Sprintf("meith is already running for %s (see \"meith app list\"); "+
+		"use that instance, or set MEITH_USER_DATA to another directory to run a second one", userData)
+}
 
 // Registry returns the tool registry.
 func (i *Instance) Registry() *registry.Registry { return i.reg }

@@ -60,6 +60,10 @@ func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err := inst.Start(ctx); err != nil {
 		inst.Close(context.Background())
+		if IsAlreadyRunning(err) {
+			fmt.Fprintf(stderr, "meith serve: %s\n", AlreadyRunningHint(inst.Paths().UserData))
+			return 1
+		}
 		fmt.Fprintf(stderr, "meith serve: %v\n", err)
 		return 1
 	}
