@@ -51,8 +51,10 @@ func (v *Version) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (h *Header) version() *Version    { return h.Protocol }
-func (h *Header) setVersion(v int)     { x := Version(v); h.Protocol = &x }
+func (h *Header) version() *Version { return h.Protocol }
+func (h *Header) setVersion(v int)  { x := Version(v); h.Protocol = &x }
+
+// FrameType returns the frame's "type".
 func (h *Header) FrameType() FrameType { return h.Type }
 
 // ListTools asks for the tool descriptors. Answered by [ToolsList].
