@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/meith-dev/meith/backend/discovery"
 )
@@ -62,5 +61,5 @@ func ResolveTarget(socket, instance string) (Target, error) {
 	if cfg, err := discovery.ReadConfig(paths.ConfigFile); err == nil {
 		return Target{SocketPath: cfg.SocketPath, Source: SourceConfig}, nil
 	}
-	return Target{SocketPath: filepath.Join(paths.UserData, "tool.sock"), Source: SourceFallback}, nil
+	return Target{SocketPath: discovery.SocketPath(paths.UserData), Source: SourceFallback}, nil
 }

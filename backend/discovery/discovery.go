@@ -11,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Paths are the well-known locations of one meith setup.
@@ -179,6 +181,17 @@ func socketExists(path string) bool {
 	return err == nil && fi.Mode().Type() == fs.ModeSocket
 }
 
+// refused reports whether connecting to the unix socket at path is refused:
+// a socket file that no process listens on any more.
+func refused(path string) bool {
+	c, err := net.DialTimeout("unix", path, time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
 // Live reports whether r's process is alive and its socket exists.
 func (r Record) Live() bool { return Alive(r.PID) && socketExists(r.SocketPath) }
 
@@ -202,7 +215,7 @@ func List(dir string) ([]Record, error) {
 
 // Reap deletes stale records under dir — unparseable ones, and those whose
 // process is dead or whose socket is missing — and, for a dead process whose
-// socket file remains, that socket file too. It returns the live records,
+// socket file remains and refuses connections, that socket file too. It returns the live records,
 // newest first (the runtime calls it at start).
 func Reap(dir string) ([]Record, error) {
 	all, bad, err := scan(dir)
@@ -219,7 +232,10 @@ func Reap(dir string) ([]Record, error) {
 			continue
 		}
 		_ = RemoveRecord(dir, r.PID)
-		if !Alive(r.PID) && socketExists(r.SocketPath) {
+		if !Alive(r.PID) && socketExists(r.SocketPath) && refused(r.SocketPath) {
+			// The dead runtime's socket, which nothing answers any more.
+			// A socket that answers belongs to a live runtime (the path
+			// may have been taken over) and is never removed.
 			_ = os.Remove(r.SocketPath)
 		}
 	}

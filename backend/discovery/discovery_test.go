@@ -59,6 +59,10 @@ func TestListAndReap(t *testing.T) {
 	must(Record{PID: dead, SocketPath: staleSock, UserDataPath: "/u/b", StartedAt: 300})
 	// A second live record under another name needs another pid: reuse ppid.
 	must(Record{PID: os.Getppid(), SocketPath: sock, UserDataPath: "/u/c", StartedAt: 200, Label: "new"})
+	// A dead runtime's record naming a socket that a live runtime now serves:
+	// the record goes, the live socket stays.
+	dead2 := deadPID(t)
+	must(Record{PID: dead2, SocketPath: sock, UserDataPath: "/u/d", StartedAt: 50})
 	// A live pid whose socket is missing.
 	os.WriteFile(filepath.Join(dir, "1.json"), []byte(`{"pid":1,"socketPath":"/nonexistent.sock","userDataPath":"/u","startedAt":5}`), 0o600)
 	os.WriteFile(filepath.Join(dir, "corrupt.json"), []byte(`{not json`), 0o600)
@@ -95,6 +99,12 @@ func TestListAndReap(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Errorf("Reap removed a non-json file: %v", err)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Errorf("Reap removed a live runtime's socket named by a dead record: %v", err)
+	}
+	if _, err := os.Stat(RecordPath(dir, dead2)); !os.IsNotExist(err) {
+		t.Errorf("Reap kept the dead record %d", dead2)
 	}
 }
 

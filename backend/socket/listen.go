@@ -49,6 +49,14 @@ func prepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create socket directory: %w", err)
 	}
+	// A symbolic link is followed only when this user owns it: one planted
+	// by someone else (say /tmp/meith-<uid> pointing into our home) would
+	// make us chmod and bind wherever it points.
+	if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if st, ok := li.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+			return fmt.Errorf("socket directory %s is a symbolic link owned by uid %d, not by this user", dir, st.Uid)
+		}
+	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("stat socket directory: %w", err)

@@ -619,3 +619,35 @@ func TestManyConcurrentCallsOneConnection(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSymlinkedDirOfAnotherUserRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a symlink another owner")
+	}
+	root, err := os.MkdirTemp("", "sl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	target := filepath.Join(root, "mine")
+	os.Mkdir(target, 0o755)
+	link := filepath.Join(root, "planted")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, os.Geteuid()+1000, -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareDir(link); err == nil {
+		t.Fatal("prepareDir(symlink owned by another user) = nil, want a refusal")
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the link's target was chmodded to %v", fi.Mode().Perm())
+	}
+	// A symlink this user owns is followed.
+	own := filepath.Join(root, "own")
+	os.Symlink(target, own)
+	if err := prepareDir(own); err != nil {
+		t.Errorf("prepareDir(own symlink) = %v, want nil", err)
+	}
+}
