@@ -42,6 +42,10 @@ type Config struct {
 	GrantCLI []protocol.Capability
 	// Desktop marks a runtime that runs the desktop window (record kind).
 	Desktop bool
+	// ApprovalUI makes privileged CLI calls without a grant wait for a
+	// decision through [Instance.Approvals], as the desktop app does (set
+	// implicitly by Desktop; tests set it to stand in for the window).
+	ApprovalUI bool
 	// LogMirror, if set, receives a human line per log entry (serve: stderr).
 	LogMirror io.Writer
 	// ApprovalTimeout bounds how long a CLI call waits for the user's
@@ -112,11 +116,14 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.approvals = permission.NewApprovals(permission.ApprovalsOptions{})
-	i.perms = permission.New(permission.Options{
-		CLIGrants:       cfg.GrantCLI,
-		Approvals:       i.approvals,
-		ApprovalTimeout: cfg.ApprovalTimeout,
-	})
+	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout}
+	if cfg.Desktop || cfg.ApprovalUI {
+		// Only a runtime with a window (or a test standing in for one) can
+		// ask a person; a headless runtime denies at once and says how to
+		// grant with --grant-cli.
+		popts.Approvals = i.approvals
+	}
+	i.perms = permission.New(popts)
 	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome})
 	i.registerTools()
 	return i, nil
@@ -189,8 +196,12 @@ func (i *Instance) Start(ctx context.Context) error {
 		Registry:   i.reg,
 		Logf:       i.log.With("socket"),
 		DefaultCwd: cwd,
-		OnSessionEnd: func(caller protocol.Caller, sessionID string) {
-			i.perms.RevokeSession(caller, sessionID)
+		OnSessionEnd: func(_ protocol.Caller, sessionID string) {
+			// A connection may have called as cli and as plugin: its
+			// grants under either die with it.
+			for _, c := range []protocol.Caller{protocol.CallerCLI, protocol.CallerPlugin} {
+				i.perms.RevokeSession(c, sessionID)
+			}
 		},
 	})
 	if err != nil {

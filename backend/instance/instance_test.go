@@ -207,7 +207,7 @@ func TestGrantCLIPolicy(t *testing.T) {
 }
 
 func TestApprovalPathForCLI(t *testing.T) {
-	inst := instancetest.New(t)
+	inst := instancetest.New(t, instancetest.WithApprovalUI())
 	detach := inst.Approvals().Attach()
 	defer detach()
 	decisions := make(chan permission.Decision, 3)

@@ -149,6 +149,10 @@ func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error
 // for a cli call that must ask the user, which then goes to Authorize.
 func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err error) {
 	ask, err := s.decide(req)
+	if ask && (s.approvals == nil || s.approvals.Attached() == 0) {
+		// Nobody could answer: askUser denies at once, without waiting.
+		return true, s.askUser(context.Background(), req, protocol.PrivilegedOf(req.Tool.Capabilities))
+	}
 	return !ask, err
 }
 
@@ -289,9 +293,9 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		req.Emit(protocol.Progress("waiting for approval in the meith app…", -1))
 	}
 	res, err := s.approvals.wait(ctx, p, s.timeout)
-	if res == ResolvedAllowConnection {
-		// The user's decision holds for the connection even if this call
-		// was cancelled meanwhile.
+	if res == ResolvedAllowConnection && ctx.Err() == nil {
+		// Not after a cancel: the call's connection may be gone, and its
+		// grants already revoked.
 		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: req.Client.SessionID, Capabilities: privileged})
 	}
 	if err != nil {

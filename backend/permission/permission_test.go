@@ -536,7 +536,7 @@ func TestAuthorizeNowLeavesOnlyApprovalsToAuthorize(t *testing.T) {
 		{"renderer privileged", protocol.CallerRenderer, write, false, true, true},
 		{"cli covered by operator policy", protocol.CallerCLI, tool("b", protocol.CapControlsBrowser), false, true, true},
 		{"agent without grant", protocol.CallerAgent, write, true, true, false},
-		{"cli without grant, no UI", protocol.CallerCLI, write, false, false, false},
+		{"cli without grant, no UI: denied at once", protocol.CallerCLI, write, false, true, false},
 		{"cli without grant, UI attached", protocol.CallerCLI, write, true, false, false},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,10 @@ func WithGrantCLI(caps ...protocol.Capability) Option {
 	return func(c *instance.Config) { c.GrantCLI = caps }
 }
 
+// WithApprovalUI makes privileged CLI calls wait for a decision through
+// Approvals, as in the desktop app (the test plays the window).
+func WithApprovalUI() Option { return func(c *instance.Config) { c.ApprovalUI = true } }
+
 // WithLabel sets the instance label.
 func WithLabel(label string) Option { return func(c *instance.Config) { c.Label = label } }
 
