@@ -112,6 +112,9 @@ func (l *Logger) Logf(level protocol.LogLevel, source, format string, args ...an
 // server takes (message then key/value pairs).
 func (l *Logger) With(source string) func(level protocol.LogLevel, msg string, kv ...any) {
 	return func(level protocol.LogLevel, msg string, kv ...any) {
+		if l == nil || (level == protocol.LevelDebug && !l.Debug()) {
+			return // dropped anyway: do not build the entry
+		}
 		var data map[string]any
 		for i := 0; i+1 < len(kv); i += 2 {
 			if data == nil {

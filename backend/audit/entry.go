@@ -87,13 +87,13 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		ID:            protocol.NewID("audit"),
 		TS:            end.UTC().Format(TimeLayout),
 		Caller:        o.Client.Caller,
-		ToolName:      o.ToolName,
+		ToolName:      clip(o.ToolName),
 		Capabilities:  caps,
 		Decision:      decision,
-		Cwd:           o.Client.Cwd,
-		SessionID:     o.Client.SessionID,
-		SpaceID:       o.Client.SpaceID,
-		TabID:         o.Client.TabID,
+		Cwd:           clip(o.Client.Cwd),
+		SessionID:     clip(o.Client.SessionID),
+		SpaceID:       clip(o.Client.SpaceID),
+		TabID:         clip(o.Client.TabID),
 		ArgsSummary:   summarizeRaw(args),
 		ResultSummary: summarizeResult(o.Result),
 		DurationMs:    o.Duration.Milliseconds(),
@@ -136,4 +136,18 @@ func appendEntry(dst []byte, e *Entry) []byte {
 	dst = append(dst, `,"durationMs":`...)
 	dst = strconv.AppendInt(dst, e.DurationMs, 10)
 	return append(dst, '}', '\n')
+}
+
+// clip bounds a field a client chose (a tool name, a cwd hint) to
+// [MaxStringLen] UTF-16 units, as summaries bound strings, so one call cannot
+// write a megabyte into the audit log.
+func clip(v string) string {
+	if len(v) <= MaxStringLen {
+		return v
+	}
+	if n := units([]byte(v)); n > MaxStringLen {
+		kept := cutUnits([]byte(v), MaxStringLen)
+		return string(kept) + "...[truncated " + strconv.Itoa(n-units(kept)) + " chars]"
+	}
+	return v
 }

@@ -167,11 +167,23 @@ func capsOrEmpty(c []protocol.Capability) []protocol.Capability {
 // onOutcome audits every call and logs failures.
 func (i *Instance) onOutcome(o registry.Outcome) {
 	i.audit.Audit(o)
-	level, msg := protocol.LevelDebug, "tool call ok"
-	if !o.Result.OK && o.Result.Error != nil {
-		level, msg = protocol.LevelInfo, fmt.Sprintf("tool call failed: %s: %s", o.Result.Error.Code, o.Result.Error.Message)
+	if o.Result.OK || o.Result.Error == nil {
+		if i.log.Debug() { // build the entry only when debug mode keeps it
+			i.log.Write(applog.Entry{Level: protocol.LevelDebug, Source: "registry", Message: "tool call ok",
+				ToolName: o.ToolName, Caller: string(o.Client.Caller), SessionID: o.Client.SessionID,
+				Data: map[string]any{"requestId": o.RequestID, "durationMs": o.Duration.Milliseconds()}})
+		}
+		return
 	}
-	i.log.Write(applog.Entry{Level: level, Source: "registry", Message: msg, ToolName: o.ToolName,
+	msg := fmt.Sprintf("tool call failed: %s: %s", o.Result.Error.Code, o.Result.Error.Message)
+	if len(msg) > 500 {
+		msg = msg[:500] + "…"
+	}
+	tool := o.ToolName
+	if len(tool) > 100 {
+		tool = tool[:100] + "…"
+	}
+	i.log.Write(applog.Entry{Level: protocol.LevelInfo, Source: "registry", Message: msg, ToolName: tool,
 		Caller: string(o.Client.Caller), SessionID: o.Client.SessionID,
 		Data: map[string]any{"requestId": o.RequestID, "durationMs": o.Duration.Milliseconds()}})
 }

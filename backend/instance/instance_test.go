@@ -308,3 +308,26 @@ func TestShutdownAnswersRuntimeShuttingDown(t *testing.T) {
 		t.Errorf("call after BeginShutdown = %+v, want RUNTIME_SHUTTING_DOWN", res)
 	}
 }
+
+func TestHugeToolNameIsCheapAndBounded(t *testing.T) {
+	inst := instancetest.New(t)
+	c := dial(t, inst)
+	name := strings.Repeat("x", 1<<20)
+	start := time.Now()
+	res := call(t, c, name, `{}`, nil)
+	if res.OK || res.Error.Code != protocol.CodeUnknownTool || len(res.Error.Message) > 200 {
+		t.Fatalf("1 MiB tool name = %s %d-byte message, want UNKNOWN_TOOL with a short message", res.Error.Code, len(res.Error.Message))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a 1 MiB unknown tool name took %v", d)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	inst.FlushAudit(ctx)
+	for _, f := range []string{instance.AuditFile, instance.LogsFile} {
+		fi, err := os.Stat(filepath.Join(inst.UserData, f))
+		if err != nil || fi.Size() > 16*1024 {
+			t.Errorf("%s is %d bytes after one call with a 1 MiB name (%v), want it bounded", f, fi.Size(), err)
+		}
+	}
+}

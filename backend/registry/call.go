@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
 )
@@ -248,12 +249,12 @@ func (r *Registry) handlerFailure(hctx context.Context, name string, timeout tim
 		}
 		return protocol.ErrorResult(te.Code, te.Message, te.Details)
 	case hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		// The call's own deadline or cancellation, surfacing through the tool.
 		return r.ended(hctx, name, timeout)
-	case errors.Is(err, context.DeadlineExceeded):
-		return protocol.ErrorResult(protocol.CodeTimeout, fmt.Sprintf("Tool %q timed out: %v", name, err), nil)
-	case errors.Is(err, context.Canceled):
-		return protocol.ErrorResult(protocol.CodeCancelled, fmt.Sprintf("Tool %q was cancelled: %v", name, err), nil)
 	default:
+		// Any other error — including a deadline of the tool's own, such as
+		// an inner request timing out — is the tool failing: TOOL_FAILED,
+		// not TIMEOUT, so a client does not retry with a longer timeoutMs.
 		return protocol.ErrorResult(protocol.CodeToolFailed, err.Error(), nil)
 	}
 }
@@ -285,7 +286,11 @@ func auditArgs(args json.RawMessage) json.RawMessage {
 }
 
 func (r *Registry) unknownTool(name string) protocol.ToolResult {
-	msg := "Unknown tool: " + name
+	shown := name
+	if utf8.RuneCountInString(shown) > 80 {
+		shown = string([]rune(shown)[:80]) + "…"
+	}
+	msg := "Unknown tool: " + shown
 	var details any
 	if s := suggest(name, r.Names()); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)

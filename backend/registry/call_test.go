@@ -460,9 +460,9 @@ func TestHandlerFailures(t *testing.T) {
 		{"panic with error", func(context.Context) (any, error) { var m map[string]int; m["x"] = 1; return nil, nil },
 			protocol.CodeToolFailed, "tool panicked: assignment to entry in nil map", "null"},
 		{"own deadline", func(context.Context) (any, error) { return nil, fmt.Errorf("http get: %w", context.DeadlineExceeded) },
-			protocol.CodeTimeout, `Tool "f" timed out: http get: context deadline exceeded`, "null"},
+			protocol.CodeToolFailed, `http get: context deadline exceeded`, "null"},
 		{"own cancel", func(context.Context) (any, error) { return nil, context.Canceled },
-			protocol.CodeCancelled, `Tool "f" was cancelled: context canceled`, "null"},
+			protocol.CodeToolFailed, `context canceled`, "null"},
 		{"returns ctx error at deadline", func(ctx context.Context) (any, error) { <-ctx.Done(); return nil, ctx.Err() },
 			protocol.CodeTimeout, `Tool "f" timed out after 30ms`, "null"},
 	}

@@ -1,6 +1,9 @@
 package registry
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // suggest returns the candidate closest to name, or "" when none is close:
 // the same name up to case and '-'/'_', else the smallest edit distance (at
@@ -14,10 +17,17 @@ func suggest(name string, candidates []string) string {
 			return c
 		}
 	}
+	if len(n) > maxSuggestLen {
+		return "" // no registered name is that long; do not pay for the matrix
+	}
 	best, bestDist := "", 0
 	limit := min(3, (len([]rune(n))-1)/2)
 	for _, c := range candidates {
-		d := levenshtein(n, norm(c))
+		nc := norm(c)
+		if d := utf8.RuneCountInString(nc) - utf8.RuneCountInString(n); d > limit || -d > limit {
+			continue // the distance is at least the difference in length
+		}
+		d := levenshtein(n, nc)
 		if d <= limit && (best == "" || d < bestDist) {
 			best, bestDist = c, d
 		}
@@ -34,6 +44,10 @@ func suggest(name string, candidates []string) string {
 	}
 	return ""
 }
+
+// maxSuggestLen bounds the names suggest looks at: tool names and argument
+// keys are short, and a client may send a megabyte as a name.
+const maxSuggestLen = 128
 
 // levenshtein is the edit distance between a and b, in runes, counting a
 // swap of two adjacent runes as one edit (optimal string alignment).
