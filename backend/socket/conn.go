@@ -249,8 +249,12 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		c.write(protocol.NewToolResult(id, protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
-			"The meith runtime is shutting down", nil)))
+		res := protocol.ErrorResult(protocol.CodeRuntimeShuttingDown, "The meith runtime is shutting down", nil)
+		if c.s.reg.ShuttingDown() {
+			// The registry refuses it at once, and audits the refusal.
+			res = c.s.reg.Call(c.ctx, req)
+		}
+		c.write(protocol.NewToolResult(id, res))
 		return nil
 	}
 	if _, dup := c.calls[id]; dup {

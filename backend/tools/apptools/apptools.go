@@ -45,7 +45,7 @@ type Deps struct {
 // PingInput is the input of app_ping.
 type PingInput struct {
 	DelayMs       int    `json:"delayMs,omitempty" jsonschema:"milliseconds to wait before answering, with progress events while waiting" minimum:"0" maximum:"600000" default:"0"`
-	ProgressSteps int    `json:"progressSteps,omitempty" jsonschema:"number of progress events spread over the delay" minimum:"0" maximum:"100" default:"0"`
+	ProgressSteps int    `json:"progressSteps,omitempty" jsonschema:"number of progress events spread over the delay; 0 means one every 500 ms" minimum:"0" maximum:"100" default:"0"`
 	Message       string `json:"message,omitempty" jsonschema:"text echoed back in the result"`
 }
 
@@ -181,38 +181,30 @@ func Register(r *registry.Registry, d Deps) {
 }
 
 // wait sleeps for delay, emitting steps progress events evenly spread over
-// it, and returns early with ctx's error when the call is cancelled.
+// it (one every 500 ms when steps is 0), and returns early with ctx's error
+// when the call is cancelled.
 func wait(ctx context.Context, call *registry.Call, delay time.Duration, steps int) error {
 	if delay <= 0 {
 		return ctx.Err()
 	}
 	if steps <= 0 {
-		steps = 0
+		// By default a waiting call still shows that it is alive.
+		steps = int(min(100, max(1, delay/(500*time.Millisecond))))
 	}
-	slice := delay
-	if steps > 0 {
-		slice = delay / time.Duration(steps)
-	}
-	deadline := time.Now().Add(delay)
-	for i := 1; ; i++ {
-		next := time.Until(deadline)
-		if steps > 0 && i <= steps {
-			next = min(slice, next)
-		}
-		t := time.NewTimer(next)
+	start := time.Now()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	<-t.C
+	for i := 1; i <= steps; i++ {
+		t.Reset(time.Until(start.Add(delay * time.Duration(i) / time.Duration(steps))))
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
 		case <-t.C:
 		}
-		if steps > 0 && i <= steps {
-			call.Progress(fmt.Sprintf("waiting %d/%d", i, steps), float64(i)/float64(steps))
-		}
-		if !time.Now().Before(deadline) {
-			return nil
-		}
+		call.Progress(fmt.Sprintf("waiting %d/%d", i, steps), float64(i)/float64(steps))
 	}
+	return nil
 }
 
 func socketCheck(ctx context.Context, d Deps) Check {
