@@ -177,18 +177,17 @@ func (l *Log) enqueue(it *item) bool {
 	l.queued++
 	wake := l.idle
 	l.idle = false
-	now := len(l.queue) >= lingerBatch
+	burst := len(l.queue) == lingerBatch
 	l.mu.Unlock()
-	if wake {
-		// The first entry of an idle period does not wake the writer at
-		// once: a wake-up costs the caller a hand-off on the tool call's
-		// path. The timer gathers what follows into one batch; a big burst
-		// wakes the writer at once.
-		if now {
-			l.poke()
-		} else {
-			l.linger.Reset(lingerDelay)
-		}
+	// The first entry of an idle period does not wake the writer at once: a
+	// wake-up costs the caller a hand-off on the tool call's path. The timer
+	// gathers what follows into one batch; a burst of lingerBatch entries
+	// wakes the writer at once.
+	switch {
+	case burst:
+		l.poke()
+	case wake:
+		l.linger.Reset(lingerDelay)
 	}
 	return true
 }
