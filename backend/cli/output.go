@@ -41,11 +41,11 @@ func (p *printer) stdout(format string, args ...any) {
 	fmt.Fprintf(p.out, format+"\n", args...)
 }
 
-// stderr writes a line to stderr.
+// stderr writes a line to stderr. It never writes to stdout, not even to
+// end a partial line: stdout may be a file that must get the text raw.
 func (p *printer) stderr(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeLine()
 	fmt.Fprintf(p.err, format+"\n", args...)
 }
 

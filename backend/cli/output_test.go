@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,5 +188,22 @@ func TestFormatInstances(t *testing.T) {
 		"123456789 " + started + "  10.20.30-beta \n"
 	if got != want {
 		t.Errorf("formatInstances =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestPartialTextStaysRawAroundProgress: progress and log lines go to
+// stderr without touching stdout, so `meith call … > file` gets the streamed
+// text exactly.
+func TestPartialTextStaysRawAroundProgress(t *testing.T) {
+	p, out, errb := newPrinter(mode{verbose: true})
+	p.event(protocol.PartialText("abc"))
+	p.event(protocol.Progress("half", 0.5))
+	p.event(protocol.Log(protocol.LevelInfo, "note"))
+	p.event(protocol.PartialText("def\n"))
+	if out.String() != "abcdef\n" {
+		t.Errorf("stdout = %q, want %q", out.String(), "abcdef\n")
+	}
+	if !strings.Contains(errb.String(), "half 50%") || !strings.Contains(errb.String(), "[info] note") {
+		t.Errorf("stderr = %q, want the progress and log lines", errb.String())
 	}
 }
