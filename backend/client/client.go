@@ -96,9 +96,9 @@ type Client struct {
 
 	mu      sync.Mutex
 	pending map[string]*pending
-	lists   []chan []protocol.ToolDescriptor // list_tools waiters, in send order
-	lastErr string                           // last error frame without requestId
-	err     error                            // why the connection closed (wraps ErrClosed)
+	lists   []chan listAnswer // list_tools waiters, in send order
+	lastErr string            // last error frame without requestId
+	err     error             // why the connection closed (wraps ErrClosed)
 
 	done       chan struct{} // closed when the reader stops
 	readerDone chan struct{}
@@ -222,13 +222,13 @@ func (c *Client) dispatch(msg protocol.Message) {
 		}
 	case *protocol.ToolsList:
 		c.mu.Lock()
-		var ch chan []protocol.ToolDescriptor
+		var ch chan listAnswer
 		if len(c.lists) > 0 {
 			ch, c.lists = c.lists[0], c.lists[1:]
 		}
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- m.Tools
+			ch <- listAnswer{tools: m.Tools}
 		}
 	case *protocol.ErrorFrame:
 		c.mu.Lock()
@@ -237,20 +237,43 @@ func (c *Client) dispatch(msg protocol.Message) {
 			p = c.pending[m.RequestID]
 			delete(c.pending, m.RequestID)
 		}
+		// An error without a requestId answers a frame that carries none:
+		// list_tools, the only such frame this client sends, and the
+		// runtime answers in order, so it is the oldest list's answer.
+		var list chan listAnswer
 		if p == nil {
 			c.lastErr = m.Message
+			if len(c.lists) > 0 {
+				list, c.lists = c.lists[0], c.lists[1:]
+			}
 		}
 		c.mu.Unlock()
 		if p != nil {
 			p.perr <- &ProtocolError{Code: m.Code, Message: m.Message}
 		}
+		if list != nil {
+			list <- listAnswer{err: &ProtocolError{Code: m.Code, Message: m.Message}}
+		}
 	}
 	// Client frames echoed back are ignored.
 }
 
+// listAnswer is the runtime's answer to one list_tools.
+type listAnswer struct {
+	tools []protocol.ToolDescriptor
+	err   error
+}
+
+func (a listAnswer) result() ([]protocol.ToolDescriptor, error) {
+	if a.err != nil {
+		return nil, fmt.Errorf("list tools: %w", a.err)
+	}
+	return a.tools, nil
+}
+
 // ListTools returns the descriptors of the runtime's tools.
 func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolDescriptor, error) {
-	ch := make(chan []protocol.ToolDescriptor, 1)
+	ch := make(chan listAnswer, 1)
 	// Queue and send under listMu, so waiters stay in the order of their
 	// frames (the runtime answers list_tools in order).
 	c.listMu.Lock()
@@ -270,12 +293,12 @@ func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolDescriptor, erro
 		return nil, fmt.Errorf("list tools: %w", c.closedErr())
 	}
 	select {
-	case tools := <-ch:
-		return tools, nil
+	case a := <-ch:
+		return a.result()
 	case <-c.done:
 		select {
-		case tools := <-ch:
-			return tools, nil
+		case a := <-ch:
+			return a.result()
 		default:
 		}
 		return nil, fmt.Errorf("list tools: %w", c.closedErr())

@@ -447,3 +447,21 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestListToolsRefused: a runtime that answers list_tools with an error
+// frame (which carries no requestId) fails that ListTools instead of
+// leaving it waiting forever.
+func TestListToolsRefused(t *testing.T) {
+	path := fakeRuntime(t, func(msg protocol.Message, w *protocol.Writer, nc net.Conn) {
+		if _, ok := msg.(*protocol.ListTools); ok {
+			_ = w.Write(protocol.NewError("", "Unsupported protocol version 2; server requires 1"))
+		}
+	})
+	c := dial(t, path)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := c.ListTools(ctx)
+	if !client.IsProtocolError(err) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ListTools against a refusing runtime = %v, want a ProtocolError at once", err)
+	}
+}
