@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/meith-dev/meith/backend/client"
 	"github.com/meith-dev/meith/backend/discovery"
 )
 
@@ -24,7 +27,7 @@ func (r *runner) app(ctx context.Context, rest []string) int {
 	case "list":
 		return r.appList(rest)
 	case "kill":
-		return r.appKill(rest)
+		return r.appKill(ctx, rest)
 	case "health":
 		return r.appTool(ctx, sub, "app_health", rest, nil, nil)
 	case "logs":
@@ -113,7 +116,7 @@ func pad(s string, width int) string {
 
 // appKill is `meith app kill [pid|label] [--all]`: SIGTERM to the chosen
 // live instances.
-func (r *runner) appKill(rest []string) int {
+func (r *runner) appKill(ctx context.Context, rest []string) int {
 	if len(rest) > 1 {
 		return r.p.usage("app kill takes one pid or label (got %q too).", rest[1])
 	}
@@ -148,6 +151,14 @@ func (r *runner) appKill(rest []string) int {
 	var killed []string
 	failed := false
 	for _, rec := range victims {
+		// A record can outlive a runtime killed with SIGKILL, and its pid
+		// be reused: signal only a process that answers on the record's
+		// socket as that very pid.
+		if err := r.confirmRuntime(ctx, rec); err != nil {
+			r.p.stderr("error: not signalling pid %d: %v", rec.PID, err)
+			failed = true
+			continue
+		}
 		if err := signalTerm(rec.PID); err != nil {
 			r.p.stderr("error: could not signal pid %d: %v", rec.PID, err)
 			failed = true
@@ -169,6 +180,28 @@ func (r *runner) appKill(rest []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// confirmRuntime checks that rec's socket answers app_ping from rec's pid.
+func (r *runner) confirmRuntime(ctx context.Context, rec discovery.Record) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := r.dial(ctx, rec.SocketPath)
+	if err != nil {
+		return fmt.Errorf("no meith runtime answers on %s (a stale record?)", rec.SocketPath)
+	}
+	defer c.Close()
+	res, err := c.Call(ctx, "app_ping", nil, client.CallOptions{Timeout: 3 * time.Second})
+	if err != nil || !res.OK {
+		return fmt.Errorf("the runtime on %s does not answer app_ping", rec.SocketPath)
+	}
+	var pong struct {
+		PID int `json:"pid"`
+	}
+	if json.Unmarshal(res.Content, &pong) != nil || pong.PID != rec.PID {
+		return fmt.Errorf("the runtime on %s is pid %d, not %d (a stale record?)", rec.SocketPath, pong.PID, rec.PID)
+	}
+	return nil
 }
 
 // signalTerm sends SIGTERM to pid.

@@ -455,7 +455,21 @@ func TestApp(t *testing.T) {
 
 	expect(t, run(nil, "app", "kill"), 1, "", "error: Multiple instances running; pass a pid/label or --all. Run \"meith app list\" to see them.\n")
 	expect(t, run(nil, "app", "kill", "nobody"), 1, "", "error: No live instance matches \"nobody\". Run \"meith app list\" to see running instances.\n")
-	expect(t, run(nil, "app", "kill", "victim"), 0, "Sent SIGTERM to: "+strconv.Itoa(victim.PID)+"\n", "")
+	// A record whose socket does not answer app_ping as its pid (a stale
+	// record, a reused pid) is not signalled.
+	expect(t, run(nil, "app", "kill", "victim"), 1, "",
+		"error: not signalling pid "+strconv.Itoa(victim.PID)+": no meith runtime answers on "+victim.SocketPath+" (a stale record?)\n")
+	impostor := &fakeConn{respond: func(ctx context.Context, tool string, args json.RawMessage, opts client.CallOptions) (protocol.ToolResult, error) {
+		return protocol.OKResult(map[string]int{"pid": victim.PID + 1}), nil
+	}}
+	if r := run(impostor, "app", "kill", "victim"); r.code != 1 || !strings.Contains(r.err, "not "+strconv.Itoa(victim.PID)) {
+		t.Errorf("app kill of a record answered by another pid:\n%s", r)
+	}
+	// The runtime answers as the record's pid: signalled.
+	runtime := &fakeConn{respond: func(ctx context.Context, tool string, args json.RawMessage, opts client.CallOptions) (protocol.ToolResult, error) {
+		return protocol.OKResult(map[string]int{"pid": victim.PID}), nil
+	}}
+	expect(t, run(runtime, "app", "kill", "victim"), 0, "Sent SIGTERM to: "+strconv.Itoa(victim.PID)+"\n", "")
 	select {
 	case <-exited:
 	case <-time.After(10 * time.Second):
