@@ -343,11 +343,9 @@ func (r *runner) invoke(ctx context.Context, tool string, params Params, render 
 	}
 	defer c.Close()
 
-	var tools []protocol.ToolDescriptor
 	var schema json.RawMessage
 	if params.needsSchema() {
 		if list, err := c.ListTools(ctx); err == nil {
-			tools = list
 			if d := findTool(list, tool); d != nil {
 				schema = d.InputSchema
 			}
@@ -366,15 +364,11 @@ func (r *runner) invoke(ctx context.Context, tool string, params Params, render 
 	}
 	code = r.p.result(res, render)
 	if !res.OK && res.Error != nil && res.Error.Code == protocol.CodeUnknownTool && !r.p.json {
-		if tools == nil {
-			tools, _ = c.ListTools(ctx)
-		}
-		names := make([]string, len(tools))
-		for i, d := range tools {
-			names[i] = d.Name
-		}
-		if best := closest(tool, names); best != "" {
-			r.p.stderr("Did you mean %q? Run \"meith tools\" to list the runtime's tools.", best)
+		// The runtime's own suggestion: no second round trip for the list.
+		if d, ok := res.Error.Details.(map[string]any); ok {
+			if best, ok := d["suggestion"].(string); ok && best != "" {
+				r.p.stderr("Did you mean %q? Run \"meith tools\" to list the runtime's tools.", best)
+			}
 		}
 	}
 	if ctx.Err() != nil {

@@ -259,13 +259,15 @@ func TestToolFailure(t *testing.T) {
 	f := &fakeConn{
 		tools: []protocol.ToolDescriptor{{Name: "app_ping"}, {Name: "app_health"}},
 		respond: func(_ context.Context, tool string, _ json.RawMessage, _ client.CallOptions) (protocol.ToolResult, error) {
-			return protocol.ErrorResult(protocol.CodeUnknownTool, "Unknown tool: "+tool, nil), nil
+			// As decoded from the wire: details is a JSON object.
+			return protocol.ErrorResult(protocol.CodeUnknownTool, "Unknown tool: "+tool,
+				map[string]any{"suggestion": "app_ping"}), nil
 		},
 	}
 	expect(t, run(f, "--socket", sock, "call", "app_pnig"), 1, "",
 		"error (UNKNOWN_TOOL): Unknown tool: app_pnig\nDid you mean \"app_ping\"? Run \"meith tools\" to list the runtime's tools.\n")
 	expect(t, run(f, "--socket", sock, "--json", "call", "app_pnig"), 1,
-		"{\n  \"ok\": false,\n  \"error\": {\n    \"code\": \"UNKNOWN_TOOL\",\n    \"message\": \"Unknown tool: app_pnig\"\n  }\n}\n", "")
+		"{\n  \"ok\": false,\n  \"error\": {\n    \"code\": \"UNKNOWN_TOOL\",\n    \"message\": \"Unknown tool: app_pnig\",\n    \"details\": {\n      \"suggestion\": \"app_ping\"\n    }\n  }\n}\n", "")
 }
 
 func TestEventsDuringCall(t *testing.T) {

@@ -197,7 +197,7 @@ func (p *printer) toolError(e *protocol.ErrorInfo) {
 		code = protocol.CodeToolFailed
 	}
 	p.stderr("error (%s): %s", code, e.Message)
-	if e.Details != nil {
+	if e.Details != nil && !onlySuggestion(e.Details) {
 		if b, err := marshalPretty(e.Details); err == nil && string(b) != "null" {
 			p.stderr("%s", b)
 		}
@@ -278,4 +278,12 @@ func (p *printer) fail(socket string, err error) int {
 func (p *printer) usage(format string, args ...any) int {
 	p.stderr("error: "+format, args...)
 	return exitFailure
+}
+
+// onlySuggestion reports details that hold just the runtime's "did you
+// mean" suggestion, which the CLI prints as a sentence instead.
+func onlySuggestion(details any) bool {
+	d, ok := details.(map[string]any)
+	_, has := d["suggestion"]
+	return ok && has && len(d) == 1
 }
