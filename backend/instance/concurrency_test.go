@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,33 +20,29 @@ import (
 	"github.com/meith-dev/meith/backend/protocol"
 )
 
-// TestManyClientsRandomCancels drives the real runtime with many clients
-// making concurrent calls, a share of them cancelled at random moments:
-// every call resolves exactly once (ok, or CANCELLED for a cancelled one),
-// audit.jsonl has exactly one line per call, and no goroutine is left.
-func TestManyClientsRandomCancels(t *testing.T) {
+// TestManyClientsRandomCancelsAndDisconnects drives the real runtime with
+// many clients making concurrent calls. Every call is known to have reached
+// the runtime (it waits for the call's first progress event) before it is
+// cancelled at a random moment, or before its whole connection is dropped.
+// Then: every call of a surviving connection resolves exactly once (ok, or
+// CANCELLED when cancelled), audit.jsonl has exactly one line per call, and
+// no goroutine is left once the runtime closes.
+func TestManyClientsRandomCancelsAndDisconnects(t *testing.T) {
 	base := runtime.NumGoroutine()
 	inst := instancetest.New(t)
-	const clients, calls = 12, 40
+	const clients, calls = 12, 30
 	rng := rand.New(rand.NewPCG(1, 2))
-	type plan struct {
-		delayMs  int
-		cancelAt time.Duration // 0: not cancelled
-	}
-	plans := make([][]plan, clients)
-	for c := range plans {
-		for range calls {
-			p := plan{delayMs: rng.IntN(20)}
-			if rng.IntN(4) == 0 {
-				p.cancelAt = time.Duration(rng.IntN(15)) * time.Millisecond
-			}
-			plans[c] = append(plans[c], p)
-		}
-	}
 
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*calls)
 	for c := range clients {
+		drop := c%4 == 3 // a quarter of the clients vanish mid-call
+		cancels := make([]bool, calls)
+		delays := make([]time.Duration, calls)
+		for i := range cancels {
+			cancels[i] = rng.IntN(3) == 0
+			delays[i] = time.Duration(rng.IntN(10)) * time.Millisecond
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -55,31 +52,47 @@ func TestManyClientsRandomCancels(t *testing.T) {
 				return
 			}
 			defer cl.Close()
-			var cw sync.WaitGroup
-			for i, p := range plans[c] {
-				cw.Add(1)
+			var started, done sync.WaitGroup
+			for i := range calls {
+				started.Add(1)
+				done.Add(1)
 				go func() {
-					defer cw.Done()
+					defer done.Done()
 					ctx, cancel := context.WithCancel(context.Background())
 					defer cancel()
-					if p.cancelAt > 0 {
-						time.AfterFunc(p.cancelAt, cancel)
+					var once sync.Once
+					onEvent := func(protocol.Event) {
+						once.Do(func() {
+							started.Done() // the runtime runs this call
+							if cancels[i] {
+								time.AfterFunc(delays[i], cancel)
+							}
+						})
 					}
-					args := fmt.Sprintf(`{"delayMs":%d,"message":"c%d-%d"}`, p.delayMs, c, i)
-					res, err := cl.Call(ctx, "app_ping", json.RawMessage(args), client.CallOptions{})
-					if err != nil {
-						errs <- fmt.Errorf("call c%d-%d: %v", c, i, err)
-						return
-					}
+					// progressSteps 20 over 300 ms: the first event comes at
+					// 15 ms, and the call ends at 300 ms unless cancelled, so
+					// a dropped connection finds its calls mid-wait.
+					args := fmt.Sprintf(`{"delayMs":300,"progressSteps":20,"message":"c%d-%d"}`, c, i)
+					res, err := cl.Call(ctx, "app_ping", json.RawMessage(args), client.CallOptions{OnEvent: onEvent})
 					switch {
-					case res.OK:
-					case p.cancelAt > 0 && res.Error.Code == protocol.CodeCancelled:
+					case drop:
+						// Its connection is dropped: an error or a result
+						// both happen; the runtime's audit is checked below.
+					case err != nil:
+						errs <- fmt.Errorf("call c%d-%d: %v", c, i, err)
+					case res.OK && !cancels[i]:
+					case cancels[i] && (res.OK || res.Error.Code == protocol.CodeCancelled):
+						// Cancelled before or after it finished.
 					default:
-						errs <- fmt.Errorf("call c%d-%d (cancel at %v) = %+v", c, i, p.cancelAt, res.Error)
+						errs <- fmt.Errorf("call c%d-%d (cancel %v) = %+v", c, i, cancels[i], res.Error)
 					}
 				}()
 			}
-			cw.Wait()
+			if drop {
+				started.Wait()
+				cl.Close() // abruptly, with calls in flight
+			}
+			done.Wait()
 		}()
 	}
 	wg.Wait()
@@ -90,6 +103,14 @@ func TestManyClientsRandomCancels(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// Calls of dropped connections resolve in the runtime after their
+	// clients gave up: wait for the registry to be idle, then for the file.
+	for inst.Registry().InFlight() != 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("registry InFlight = %d, want 0", inst.Registry().InFlight())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	if err := inst.FlushAudit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -98,41 +119,40 @@ func TestManyClientsRandomCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	// Each call's message names it. Every call that reached the runtime is
-	// audited exactly once; a call cancelled before its frame was sent never
-	// reached it, so only those may be missing.
 	seen := map[string]int{}
+	lines, droppedCancelled := 0, 0
 	for sc := bufio.NewScanner(f); sc.Scan(); {
-		var e struct{ ArgsSummary string }
+		var e struct{ ArgsSummary, ResultSummary string }
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
 		var args struct{ Message string }
 		json.Unmarshal([]byte(e.ArgsSummary), &args)
 		seen[args.Message]++
+		lines++
+		var c, i int
+		if _, err := fmt.Sscanf(args.Message, "c%d-%d", &c, &i); err == nil && c%4 == 3 &&
+			strings.Contains(e.ResultSummary, string(protocol.CodeCancelled)) {
+			droppedCancelled++
+		}
 	}
-	missing := 0
+	if lines != clients*calls {
+		t.Errorf("audit.jsonl has %d lines, want %d (one per call)", lines, clients*calls)
+	}
 	for c := range clients {
-		for i, p := range plans[c] {
-			name := fmt.Sprintf("c%d-%d", c, i)
-			switch n := seen[name]; {
-			case n > 1:
-				t.Errorf("call %s audited %d times, want once", name, n)
-			case n == 0 && p.cancelAt == 0:
-				t.Errorf("call %s (not cancelled) is missing from audit.jsonl", name)
-			case n == 0:
-				missing++
+		for i := range calls {
+			if n := seen[fmt.Sprintf("c%d-%d", c, i)]; n != 1 {
+				t.Errorf("call c%d-%d audited %d times, want once", c, i, n)
 			}
 		}
 	}
-	if len(seen) != clients*calls-missing {
-		t.Errorf("audit.jsonl names %d calls, want %d", len(seen), clients*calls-missing)
+
+	// Dropping a connection cancels its calls in flight: the calls of the
+	// dropped clients were mid-wait (their first progress event had come).
+	if droppedCancelled == 0 {
+		t.Error("no call of a dropped connection was cancelled by the runtime")
 	}
-	t.Logf("%d calls, %d cancelled before they were sent", clients*calls, missing)
-	if n := inst.Registry().InFlight(); n != 0 {
-		t.Errorf("registry InFlight = %d after every call resolved, want 0", n)
-	}
-	// Closing the instance ends its goroutines.
+
 	inst.Close(context.Background())
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > base+2 {

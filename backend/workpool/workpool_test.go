@@ -32,7 +32,12 @@ func TestGoRunsEveryTaskAndReusesWorkers(t *testing.T) {
 	if ran.Load() != 100 {
 		t.Fatalf("ran %d tasks, want 100", ran.Load())
 	}
-	eventually(t, "the worker to be idle", func() bool { return p.Idle() == 1 })
+	// A task may come before its worker is idle again, so more than one
+	// worker can exist; far fewer than one per task.
+	eventually(t, "the workers to be idle", func() bool { return p.Idle() >= 1 })
+	if n := p.Idle(); n > 10 {
+		t.Errorf("%d idle workers after 100 sequential tasks, want them reused", n)
+	}
 }
 
 func TestConcurrentTasks(t *testing.T) {
