@@ -437,7 +437,7 @@ func (r *runner) tools(ctx context.Context, rest []string) int {
 	for _, d := range list {
 		caps := ""
 		if len(d.Capabilities) > 0 {
-			caps = "  [" + joinCaps(d.Capabilities) + "]"
+			caps = "  [" + protocol.JoinCapabilities(d.Capabilities, ", ") + "]"
 		}
 		r.p.stdout("%s%s\n    %s", d.Name, caps, d.Description)
 	}
@@ -445,14 +445,6 @@ func (r *runner) tools(ctx context.Context, rest []string) int {
 		r.p.stderr("No tools match.")
 	}
 	return exitOK
-}
-
-func joinCaps(caps []protocol.Capability) string {
-	s := make([]string, len(caps))
-	for i, c := range caps {
-		s[i] = string(c)
-	}
-	return strings.Join(s, ", ")
 }
 
 // devlogs is `meith devlogs [--id ID | --cwd DIR] [--no-replay]`: it

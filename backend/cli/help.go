@@ -149,7 +149,7 @@ func writeDescriptor(w io.Writer, d protocol.ToolDescriptor) {
 		}
 	}
 	if len(d.Capabilities) > 0 {
-		fmt.Fprintf(w, "\nCapabilities: %s\n", joinCaps(d.Capabilities))
+		fmt.Fprintf(w, "\nCapabilities: %s\n", protocol.JoinCapabilities(d.Capabilities, ", "))
 	}
 }
 

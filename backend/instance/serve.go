@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/meith-dev/meith/backend/buildinfo"
@@ -71,7 +70,7 @@ func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "meith runtime %s serving (headless)\n  socket:    %s\n  user data: %s\n  home:      %s\n",
 		buildinfo.Version, inst.SocketPath(), p.UserData, p.Home)
 	if len(cfg.GrantCLI) > 0 {
-		fmt.Fprintf(stdout, "  CLI grant: every same-user CLI session may use %s (operator policy from --grant-cli)\n", joinCaps(cfg.GrantCLI))
+		fmt.Fprintf(stdout, "  CLI grant: every same-user CLI session may use %s (operator policy from --grant-cli)\n", protocol.JoinCapabilities(cfg.GrantCLI, ", "))
 	} else {
 		fmt.Fprintf(stdout, "  CLI grant: none — privileged CLI calls are denied; restart with --grant-cli <caps> to allow them\n")
 	}
@@ -86,12 +85,4 @@ func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	return 0
-}
-
-func joinCaps(caps []protocol.Capability) string {
-	s := make([]string, len(caps))
-	for i, c := range caps {
-		s[i] = string(c)
-	}
-	return strings.Join(s, ", ")
 }

@@ -27,7 +27,7 @@ func ParseCapabilities(list string) ([]protocol.Capability, error) {
 			continue
 		case !c.Valid():
 			return nil, fmt.Errorf("%w %q: valid capabilities are %s",
-				ErrUnknownCapability, string(c), joinCaps(protocol.Capabilities, ", "))
+				ErrUnknownCapability, string(c), protocol.JoinCapabilities(protocol.Capabilities, ", "))
 		case !slices.Contains(caps, c):
 			caps = append(caps, c)
 		}
@@ -84,13 +84,4 @@ func missingCaps(have, need []protocol.Capability) []protocol.Capability {
 		}
 	}
 	return out
-}
-
-// joinCaps joins capabilities with sep.
-func joinCaps(caps []protocol.Capability, sep string) string {
-	s := make([]string, len(caps))
-	for i, c := range caps {
-		s[i] = string(c)
-	}
-	return strings.Join(s, sep)
 }

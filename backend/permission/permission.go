@@ -165,7 +165,7 @@ func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
 	}
 	ci := req.Client
 	switch ci.Caller {
-	case protocol.CallerRenderer, protocol.CallerInternal:
+	case protocol.CallerRenderer, protocol.CallerInternal: // Caller.Trusted
 		return false, nil
 	case protocol.CallerPlugin:
 		return false, s.authorizePlugin(req)
@@ -204,7 +204,7 @@ func (s *Service) authorizePlugin(req registry.AuthRequest) error {
 	}
 	if missing := missingCaps(approved, declared); len(missing) > 0 {
 		return deny(req, ReasonPluginMissing, declared, missing,
-			fmt.Sprintf("Plugin %s lacks capabilities [%s] required by %q.", id, joinCaps(missing, ", "), tool))
+			fmt.Sprintf("Plugin %s lacks capabilities [%s] required by %q.", id, protocol.JoinCapabilities(missing, ", "), tool))
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (s *Service) consume(caller protocol.Caller, session, tool string, privileg
 func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privileged []protocol.Capability) error {
 	tool := req.Tool.Name
 	base := requiresMessage(tool, privileged)
-	hint := fmt.Sprintf(`"meith serve --grant-cli %s"`, joinCaps(privileged, ","))
+	hint := fmt.Sprintf(`"meith serve --grant-cli %s"`, protocol.JoinCapabilities(privileged, ","))
 	if s.approvals == nil {
 		return deny(req, ReasonNoApprovalUI, privileged, nil,
 			base+" This runtime has no approval UI: start it with "+hint+" to allow such calls.")
@@ -317,7 +317,7 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 
 // requiresMessage is the original's deny message.
 func requiresMessage(tool string, privileged []protocol.Capability) string {
-	return fmt.Sprintf("Tool %q requires %s permission.", tool, joinCaps(privileged, ", "))
+	return fmt.Sprintf("Tool %q requires %s permission.", tool, protocol.JoinCapabilities(privileged, ", "))
 }
 
 // Reason says why a call was denied, for clients that act on it (the CLI

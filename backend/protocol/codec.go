@@ -291,18 +291,11 @@ func decodeClientFast(raw []byte) (Message, bool) {
 	var m Message
 	switch FrameType(w.Type) {
 	case TypeToolCall:
-		tc := &ToolCall{Header: Header{Type: TypeToolCall, Protocol: w.Protocol}, RequestID: w.RequestID,
-			ToolName: w.ToolName, Arguments: w.Arguments}
-		if w.ClientInfo != nil {
-			tc.ClientInfo = *w.ClientInfo
+		tc, err := w.toolCall(raw)
+		if err != nil {
+			return nil, false
 		}
-		if w.TimeoutMs != nil {
-			if *w.TimeoutMs <= 0 {
-				return nil, false
-			}
-			tc.TimeoutMs = *w.TimeoutMs
-		}
-		m = tc
+		return tc, true
 	case TypeCancelToolCall:
 		m = &CancelToolCall{Header: Header{Type: TypeCancelToolCall, Protocol: w.Protocol}, RequestID: w.RequestID}
 	case TypeListTools:
@@ -316,35 +309,37 @@ func decodeClientFast(raw []byte) (Message, bool) {
 	return m, true
 }
 
-// wireToolCall decodes a tool_call in one pass while telling an absent
-// timeoutMs from a zero one.
-type wireToolCall struct {
-	Header
-	RequestID  string          `json:"requestId"`
-	ToolName   string          `json:"toolName"`
-	Arguments  json.RawMessage `json:"arguments"`
-	ClientInfo ClientInfo      `json:"clientInfo"`
-	TimeoutMs  *int64          `json:"timeoutMs"`
+// toolCall builds and checks the tool_call that w holds.
+func (w *wireClient) toolCall(raw []byte) (*ToolCall, error) {
+	tc := &ToolCall{Header: Header{Type: TypeToolCall, Protocol: w.Protocol}, RequestID: w.RequestID,
+		ToolName: w.ToolName, Arguments: w.Arguments}
+	if w.ClientInfo != nil {
+		tc.ClientInfo = *w.ClientInfo
+	}
+	if w.TimeoutMs != nil {
+		if *w.TimeoutMs <= 0 {
+			return nil, errors.New(`field "timeoutMs" must be a positive integer`)
+		}
+		tc.TimeoutMs = *w.TimeoutMs
+	}
+	if err := check(tc, raw); err != nil {
+		return nil, err
+	}
+	return tc, nil
 }
 
-// decodeToolCall is the hot path of the socket: one typed pass, no maps.
+// decodeToolCall decodes a tool_call that the fast path refused, for the
+// precise reason.
 func decodeToolCall(raw []byte) (*ToolCall, error) {
-	var w wireToolCall
+	var w wireClient
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, invalid(describeJSONError(err))
 	}
-	m := &ToolCall{Header: w.Header, RequestID: w.RequestID, ToolName: w.ToolName,
-		Arguments: w.Arguments, ClientInfo: w.ClientInfo}
-	if w.TimeoutMs != nil {
-		if *w.TimeoutMs <= 0 {
-			return nil, invalid(`field "timeoutMs" must be a positive integer`)
-		}
-		m.TimeoutMs = *w.TimeoutMs
-	}
-	if err := check(m, raw); err != nil {
+	tc, err := w.toolCall(raw)
+	if err != nil {
 		return nil, invalid(err.Error())
 	}
-	return m, nil
+	return tc, nil
 }
 
 func invalid(reason string) *FrameError { return &FrameError{Message: "Invalid message: " + reason} }

@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // Caller names who is calling a tool. The socket only honours [CallerCLI] and
 // [CallerPlugin]; the other values are set by trusted in-process code.
 type Caller string
@@ -90,4 +92,13 @@ func PrivilegedOf(caps []Capability) []Capability {
 		}
 	}
 	return out
+}
+
+// JoinCapabilities joins caps with sep ("writes-files, controls-browser").
+func JoinCapabilities(caps []Capability, sep string) string {
+	s := make([]string, len(caps))
+	for i, c := range caps {
+		s[i] = string(c)
+	}
+	return strings.Join(s, sep)
 }
