@@ -125,6 +125,9 @@ func (r *Reader) Next() (Message, error) {
 // readLine returns the next line without its newline, or a *FrameError for
 // an oversized frame (whose remaining bytes are then skipped).
 func (r *Reader) readLine() ([]byte, error) {
+	if cap(r.line) > 64*1024 {
+		r.line = nil // do not hold a big frame's buffer for the connection's life
+	}
 	r.line = r.line[:0]
 	for {
 		chunk, err := r.br.ReadSlice('\n')
