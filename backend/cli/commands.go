@@ -75,7 +75,7 @@ var commandTable = []Command{
 	{Name: "switch-space", Tool: "switch_space", Slots: []string{"spaceId"}, Summary: "Switch the active space", Group: groupSpaces},
 	{Name: "close-space", Tool: "close_space", Slots: []string{"spaceId"}, Summary: "Close a space and its tabs", Group: groupSpaces},
 	// Workspace tabs.
-	{Name: "open-workspace-tab", Tool: "open_workspace_tab", Slots: []string{"title", "cwd"}, Summary: "Open an editor, terminal, agent, preview or diff tab", Group: groupSpaces},
+	{Name: "open-workspace-tab", Tool: "open_workspace_tab", Slots: []string{"title", "cwd"}, Summary: "Open an editor, terminal, agent, preview or git tab", Group: groupSpaces},
 	{Name: "set-tab-terminal", Tool: "set_workspace_tab_terminal", Slots: []string{"tabId", "terminalId"}, Summary: "Attach a terminal session to a workspace tab", Group: groupSpaces},
 	{Name: "set-tab-file", Tool: "set_workspace_tab_file", Slots: []string{"tabId"}, Summary: "Set an editor tab's files (--openFilePaths, repeatable)", Group: groupSpaces, ArrayKeys: []string{"openFilePaths"}},
 	{Name: "focus-workspace-tab", Tool: "focus_workspace_tab", Slots: []string{"tabId"}, Summary: "Focus a workspace tab", Group: groupSpaces},

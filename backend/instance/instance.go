@@ -23,7 +23,10 @@ import (
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
+	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
+	"github.com/meith-dev/meith/backend/tools/settings"
+	"github.com/meith-dev/meith/backend/tools/spaces"
 )
 
 // Config configures an [Instance]. Empty Home and UserData fall back to
@@ -68,6 +71,7 @@ func ConfigFromEnv() (Config, error) {
 const (
 	AuditFile = "audit.jsonl"
 	LogsFile  = "logs.jsonl"
+	StateFile = "state.json"
 )
 
 // Instance is one running meith runtime.
@@ -78,6 +82,7 @@ type Instance struct {
 
 	log       *applog.Logger
 	audit     *audit.Log
+	state     *state.Store
 	approvals *permission.Approvals
 	perms     *permission.Service
 	reg       *registry.Registry
@@ -115,6 +120,15 @@ func New(cfg Config) (*Instance, error) {
 		i.log.Close()
 		return nil, fmt.Errorf("instance: %w", err)
 	}
+	i.state, err = state.Open(filepath.Join(paths.UserData, StateFile), state.Options{Logf: func(format string, args ...any) {
+		i.log.Logf(protocol.LevelWarn, "state", format, args...)
+	}})
+	if err != nil {
+		i.audit.Close()
+		i.log.Close()
+		return nil, fmt.Errorf("instance: %w", err)
+	}
+	i.log.SetDebug(i.state.Settings().DebugMode)
 	i.approvals = permission.NewApprovals(permission.ApprovalsOptions{})
 	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout}
 	if cfg.Desktop || cfg.ApprovalUI {
@@ -139,9 +153,16 @@ func (i *Instance) registerTools() {
 		SocketPath:   i.SocketPath,
 		Logger:       i.log,
 		Registry:     i.reg,
-		Collections:  map[string]string{"audit": AuditFile, "logs": LogsFile},
+		Collections:  map[string]string{"audit": AuditFile, "logs": LogsFile, "state": StateFile},
 		Checks:       i.checks,
+		PersistDebugMode: func(enabled bool) error {
+			return i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil })
+		},
 	})
+	spaces.Register(i.reg, spaces.Deps{Store: i.state})
+	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
+		i.log.SetDebug(s.DebugMode)
+	}})
 }
 
 // checks adds the instance's own health lines to app_health.
@@ -249,7 +270,8 @@ func (i *Instance) Start(ctx context.Context) error {
 
 // Close shuts the runtime down: new calls get RUNTIME_SHUTTING_DOWN, the
 // instance record is removed, in-flight calls are cancelled, the socket is
-// closed and removed, and the log and audit files are closed. It is
+// closed and removed, pending state is written to state.json, and the log
+// and audit files are closed. It is
 // idempotent.
 func (i *Instance) Close(ctx context.Context) error {
 	i.mu.Lock()
@@ -275,6 +297,9 @@ func (i *Instance) Close(ctx context.Context) error {
 	}
 	if sock != nil {
 		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
+	}
+	if err := i.state.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close state: %w", err))
 	}
 	errs = append(errs, i.audit.Close(), i.log.Close())
 	return errors.Join(errs...)
@@ -303,6 +328,9 @@ func (i *Instance) Approvals() *permission.Approvals { return i.approvals }
 
 // Permissions returns the permission service.
 func (i *Instance) Permissions() *permission.Service { return i.perms }
+
+// State returns the app state store (state.json).
+func (i *Instance) State() *state.Store { return i.state }
 
 // Logger returns the structured log.
 func (i *Instance) Logger() *applog.Logger { return i.log }

@@ -40,6 +40,10 @@ type Deps struct {
 	// Collections lists the durable files under UserData for the storage
 	// check (e.g. "audit" → audit.jsonl).
 	Collections map[string]string
+	// PersistDebugMode, if set, saves the debug mode setting before
+	// app_set_debug_mode applies it (the instance stores settings.debugMode
+	// in state.json). May be nil.
+	PersistDebugMode func(enabled bool) error
 }
 
 // PingInput is the input of app_ping.
@@ -173,6 +177,11 @@ func Register(r *registry.Registry, d Deps) {
 		Description:  "Enable or disable app debug mode (debug-level entries are kept in logs.jsonl while it is on).",
 		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
 	}, func(ctx context.Context, call *registry.Call, in DebugInput) (protocol.ToolResult, error) {
+		if d.PersistDebugMode != nil {
+			if err := d.PersistDebugMode(in.Enabled); err != nil {
+				return protocol.ToolResult{}, fmt.Errorf("save debug mode: %w", err)
+			}
+		}
 		d.Logger.SetDebug(in.Enabled)
 		d.Logger.Write(applog.Entry{Level: protocol.LevelInfo, Source: "app", Message: fmt.Sprintf("debug mode %s", onOff(in.Enabled)),
 			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID, ToolName: "app_set_debug_mode"})

@@ -1,0 +1,285 @@
+// Package state is the persistent app state of meith: spaces, the active
+// space, browser tabs, workspace tabs and the app settings, kept in
+// <userData>/state.json.
+//
+// A [Store] loads the file (migrating older versions forward, backing up and
+// resetting a corrupt one, refusing a newer one), hands out deep copies,
+// applies mutations under a lock while enforcing the state's invariants,
+// writes the file atomically after a short debounce, and tells subscribers
+// what kind of thing changed so a UI can re-read it.
+package state
+
+import (
+	"fmt"
+	"slices"
+)
+
+// CurrentVersion is the version of the state.json layout this build writes.
+// Each bump adds one step to the migration chain (see migrations.go).
+const CurrentVersion = 1
+
+// Id prefixes of the state's objects (ids are "<prefix>_<12 hex>").
+const (
+	SpacePrefix        = "space"
+	WorkspaceTabPrefix = "wtab"
+	BrowserTabPrefix   = "btab"
+)
+
+// DefaultSpaceName is the name of the space of a fresh install.
+const DefaultSpaceName = "Default"
+
+// defaultSpaceColorIx is the palette index of the default space's color.
+const defaultSpaceColorIx = 0
+
+// Palette is the set of space colors handed out in turn to new spaces.
+var Palette = []string{"#6366f1", "#10b981", "#f59e0b", "#ef4444", "#0ea5e9", "#a855f7"}
+
+// Workspace tab kinds.
+const (
+	KindEditor   = "editor"
+	KindTerminal = "terminal"
+	KindAgent    = "agent"
+	KindPreview  = "preview"
+	KindGit      = "git"
+)
+
+// WorkspaceTabKinds lists every valid workspace tab kind.
+var WorkspaceTabKinds = []string{KindEditor, KindTerminal, KindAgent, KindPreview, KindGit}
+
+// Package managers of [AppSettings.DefaultPackageManager]; "unknown" means
+// detect it from the project's lockfile.
+var PackageManagers = []string{"unknown", "npm", "pnpm", "yarn", "bun"}
+
+// State is the whole persisted app state (state.json).
+type State struct {
+	Version       int            `json:"version"`
+	Spaces        []Space        `json:"spaces"`
+	ActiveSpaceID string         `json:"activeSpaceId"`
+	BrowserTabs   []BrowserTab   `json:"browserTabs"`
+	WorkspaceTabs []WorkspaceTab `json:"workspaceTabs"`
+	Settings      AppSettings    `json:"settings"`
+}
+
+// Space is one workspace of the rail: a name, a color, and optionally the
+// project folder it is bound to.
+type Space struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+	// Cwd is the absolute project folder of the space, "" for none.
+	Cwd string `json:"cwd,omitempty"`
+	// ProjectID is the project bound to the space (projects are a later
+	// issue; always null for now).
+	ProjectID *string `json:"projectId"`
+	CreatedAt int64   `json:"createdAt"` // Unix milliseconds
+	UpdatedAt int64   `json:"updatedAt"` // Unix milliseconds
+}
+
+// BrowserTab is a browser tab of a space. The browser issue fills in its
+// runtime fields; for now the list stays empty.
+type BrowserTab struct {
+	ID      string `json:"id"`
+	SpaceID string `json:"spaceId"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Active  bool   `json:"active"`
+}
+
+// WorkspaceTab is an editor, terminal, agent, preview or git tab of a space.
+type WorkspaceTab struct {
+	ID      string `json:"id"`
+	SpaceID string `json:"spaceId"`
+	Kind    string `json:"kind"`
+	Title   string `json:"title"`
+	Cwd     string `json:"cwd"`
+	// Active marks the active workspace tab of its space (at most one).
+	Active bool `json:"active"`
+	// TerminalID is the live terminal session of a terminal tab.
+	TerminalID *string `json:"terminalId"`
+	// ActiveFilePath is the focused file of an editor tab (relative to Cwd).
+	ActiveFilePath *string `json:"activeFilePath"`
+	// OpenFilePaths are the open files of an editor tab (relative to Cwd).
+	OpenFilePaths []string `json:"openFilePaths"`
+	// SelectedGitFilePath is the selected file of a git tab (relative to Cwd).
+	SelectedGitFilePath *string `json:"selectedGitFilePath"`
+	CreatedAt           int64   `json:"createdAt"` // Unix milliseconds
+}
+
+// AppSettings are the global app settings. The git settings are added by
+// the git issue.
+type AppSettings struct {
+	AutoRunOnOpen         bool   `json:"autoRunOnOpen"`
+	ConfirmOnClose        bool   `json:"confirmOnClose"`
+	StopServersOnClose    bool   `json:"stopServersOnClose"`
+	ShowOutputOnRun       bool   `json:"showOutputOnRun"`
+	DefaultPackageManager string `json:"defaultPackageManager"`
+	DebugMode             bool   `json:"debugMode"`
+}
+
+// DefaultSettings returns the settings of a fresh install.
+func DefaultSettings() AppSettings {
+	return AppSettings{
+		AutoRunOnOpen:         false,
+		ConfirmOnClose:        true,
+		StopServersOnClose:    true,
+		ShowOutputOnRun:       true,
+		DefaultPackageManager: "unknown",
+		DebugMode:             false,
+	}
+}
+
+// Default returns the state of a fresh install: one space named "Default",
+// active, with no tabs and default settings. now is Unix milliseconds.
+func Default(now int64) State {
+	sp := NewSpace(DefaultSpaceName, Palette[defaultSpaceColorIx], now)
+	return State{
+		Version:       CurrentVersion,
+		Spaces:        []Space{sp},
+		ActiveSpaceID: sp.ID,
+		BrowserTabs:   []BrowserTab{},
+		WorkspaceTabs: []WorkspaceTab{},
+		Settings:      DefaultSettings(),
+	}
+}
+
+// NewSpace returns a space with a fresh id.
+func NewSpace(name, color string, now int64) Space {
+	return Space{ID: newID(SpacePrefix), Name: name, Color: color, CreatedAt: now, UpdatedAt: now}
+}
+
+// Space returns a pointer to the space with id in s, or nil.
+func (s *State) Space(id string) *Space {
+	for i := range s.Spaces {
+		if s.Spaces[i].ID == id {
+			return &s.Spaces[i]
+		}
+	}
+	return nil
+}
+
+// WorkspaceTab returns a pointer to the workspace tab with id in s, or nil.
+func (s *State) WorkspaceTab(id string) *WorkspaceTab {
+	for i := range s.WorkspaceTabs {
+		if s.WorkspaceTabs[i].ID == id {
+			return &s.WorkspaceTabs[i]
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of s.
+func (s State) Clone() State {
+	c := s
+	c.Spaces = slices.Clone(s.Spaces)
+	if c.Spaces == nil {
+		c.Spaces = []Space{}
+	}
+	for i := range c.Spaces {
+		c.Spaces[i].ProjectID = clonePtr(c.Spaces[i].ProjectID)
+	}
+	c.BrowserTabs = slices.Clone(s.BrowserTabs)
+	if c.BrowserTabs == nil {
+		c.BrowserTabs = []BrowserTab{}
+	}
+	c.WorkspaceTabs = make([]WorkspaceTab, len(s.WorkspaceTabs))
+	for i, t := range s.WorkspaceTabs {
+		c.WorkspaceTabs[i] = t.Clone()
+	}
+	return c
+}
+
+// Clone returns a deep copy of t.
+func (t WorkspaceTab) Clone() WorkspaceTab {
+	c := t
+	c.TerminalID = clonePtr(t.TerminalID)
+	c.ActiveFilePath = clonePtr(t.ActiveFilePath)
+	c.SelectedGitFilePath = clonePtr(t.SelectedGitFilePath)
+	c.OpenFilePaths = slices.Clone(t.OpenFilePaths)
+	if c.OpenFilePaths == nil {
+		c.OpenFilePaths = []string{}
+	}
+	return c
+}
+
+// Clone returns a deep copy of sp.
+func (sp Space) Clone() Space {
+	c := sp
+	c.ProjectID = clonePtr(sp.ProjectID)
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Validate checks the invariants of a state: the current version; at least
+// one space; unique, non-empty ids across spaces and tabs; non-empty space
+// names; an active space that exists; every tab in an existing space; valid
+// workspace tab kinds; at most one active workspace tab per space; a known
+// default package manager.
+func (s *State) Validate() error {
+	if s.Version != CurrentVersion {
+		return fmt.Errorf("version %d, want %d", s.Version, CurrentVersion)
+	}
+	if len(s.Spaces) == 0 {
+		return fmt.Errorf("there must be at least one space")
+	}
+	ids := map[string]bool{}
+	seen := func(id, what string) error {
+		if id == "" {
+			return fmt.Errorf("a %s has an empty id", what)
+		}
+		if ids[id] {
+			return fmt.Errorf("duplicate id %s", id)
+		}
+		ids[id] = true
+		return nil
+	}
+	spaces := map[string]bool{}
+	for _, sp := range s.Spaces {
+		if err := seen(sp.ID, "space"); err != nil {
+			return err
+		}
+		if sp.Name == "" {
+			return fmt.Errorf("space %s has an empty name", sp.ID)
+		}
+		spaces[sp.ID] = true
+	}
+	if !spaces[s.ActiveSpaceID] {
+		return fmt.Errorf("active space %q does not exist", s.ActiveSpaceID)
+	}
+	for _, t := range s.BrowserTabs {
+		if err := seen(t.ID, "browser tab"); err != nil {
+			return err
+		}
+		if !spaces[t.SpaceID] {
+			return fmt.Errorf("browser tab %s is in space %q, which does not exist", t.ID, t.SpaceID)
+		}
+	}
+	active := map[string]string{}
+	for _, t := range s.WorkspaceTabs {
+		if err := seen(t.ID, "workspace tab"); err != nil {
+			return err
+		}
+		if !spaces[t.SpaceID] {
+			return fmt.Errorf("workspace tab %s is in space %q, which does not exist", t.ID, t.SpaceID)
+		}
+		if !slices.Contains(WorkspaceTabKinds, t.Kind) {
+			return fmt.Errorf("workspace tab %s has unknown kind %q", t.ID, t.Kind)
+		}
+		if t.Active {
+			if other, ok := active[t.SpaceID]; ok {
+				return fmt.Errorf("workspace tabs %s and %s are both active in space %s", other, t.ID, t.SpaceID)
+			}
+			active[t.SpaceID] = t.ID
+		}
+	}
+	if !slices.Contains(PackageManagers, s.Settings.DefaultPackageManager) {
+		return fmt.Errorf("unknown default package manager %q", s.Settings.DefaultPackageManager)
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package settings_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
+	"github.com/meith-dev/meith/backend/tools/settings"
+)
+
+func setup(t *testing.T) (*registry.Registry, *state.Store, *[]state.AppSettings) {
+	t.Helper()
+	st, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	reg := registry.New(registry.Options{})
+	var changes []state.AppSettings
+	settings.Register(reg, settings.Deps{Store: st, OnChange: func(s state.AppSettings) { changes = append(changes, s) }})
+	return reg, st, &changes
+}
+
+func call(reg *registry.Registry, tool, args string) protocol.ToolResult {
+	return reg.Call(context.Background(), registry.Request{RequestID: "req_t", ToolName: tool, Args: json.RawMessage(args),
+		Client: protocol.ClientInfo{Caller: protocol.CallerRenderer}})
+}
+
+func TestToolsRegistered(t *testing.T) {
+	reg, _, _ := setup(t)
+	want := map[string]protocol.Capability{
+		"get_app_settings": protocol.CapReadOnly, "set_app_settings": protocol.CapWritesFiles, "app_get_state": protocol.CapReadOnly,
+	}
+	for name, c := range want {
+		d, ok := reg.Describe(name)
+		if got := fmt.Sprint(d.Capabilities); !ok || got != fmt.Sprint([]protocol.Capability{c}) {
+			t.Errorf("capabilities(%s) = %s (registered %v), want [%s]", name, got, ok, c)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	reg, _, _ := setup(t)
+	res := call(reg, "get_app_settings", `{}`)
+	want := `{"settings":{"autoRunOnOpen":false,"confirmOnClose":true,"stopServersOnClose":true,"showOutputOnRun":true,"defaultPackageManager":"unknown","debugMode":false}}`
+	if !res.OK || string(res.Content) != want {
+		t.Errorf("get_app_settings = %s %+v, want %s", res.Content, res.Error, want)
+	}
+}
+
+func TestPatch(t *testing.T) {
+	reg, st, changes := setup(t)
+	tests := []struct {
+		args string
+		want func(*state.AppSettings)
+	}{
+		{`{"settings":{}}`, func(*state.AppSettings) {}},
+		{`{"settings":{"autoRunOnOpen":true}}`, func(s *state.AppSettings) { s.AutoRunOnOpen = true }},
+		{`{"settings":{"confirmOnClose":false,"defaultPackageManager":"pnpm"}}`, func(s *state.AppSettings) {
+			s.ConfirmOnClose = false
+			s.DefaultPackageManager = "pnpm"
+		}},
+		{`{"settings":{"debugMode":true,"showOutputOnRun":null}}`, func(s *state.AppSettings) { s.DebugMode = true }},
+		{`{"settings":{"stopServersOnClose":false}}`, func(s *state.AppSettings) { s.StopServersOnClose = false }},
+	}
+	want := state.DefaultSettings()
+	for _, tt := range tests {
+		tt.want(&want)
+		res := call(reg, "set_app_settings", tt.args)
+		var got settings.Result
+		if !res.OK || json.Unmarshal(res.Content, &got) != nil || got.Settings != want {
+			t.Errorf("set_app_settings(%s) = %s %+v, want %+v", tt.args, res.Content, res.Error, want)
+		}
+		if stored := st.Settings(); stored != want {
+			t.Errorf("after set_app_settings(%s) stored %+v, want %+v", tt.args, stored, want)
+		}
+	}
+	if len(*changes) != len(tests) || (*changes)[len(tests)-1] != want {
+		t.Errorf("OnChange calls = %v, want %d ending in %+v", *changes, len(tests), want)
+	}
+}
+
+func TestPatchRefused(t *testing.T) {
+	reg, st, _ := setup(t)
+	tests := []struct {
+		args string
+		msg  string
+	}{
+		{`{}`, "settings"},
+		{`{"settings":{"git":{}}}`, "git"},
+		{`{"settings":{"autoRun":true}}`, "autoRun"},
+		{`{"settings":{"defaultPackageManager":"pip"}}`, "defaultPackageManager"},
+		{`{"settings":{"debugMode":"yes"}}`, "debugMode"},
+	}
+	for _, tt := range tests {
+		res := call(reg, "set_app_settings", tt.args)
+		if res.OK || res.Error.Code != protocol.CodeValidation || !strings.Contains(res.Error.Message+fmt.Sprint(res.Error.Details), tt.msg) {
+			t.Errorf("set_app_settings(%s) = %+v, want VALIDATION_ERROR naming %q", tt.args, res.Error, tt.msg)
+		}
+	}
+	if st.Settings() != state.DefaultSettings() {
+		t.Errorf("refused patches changed the settings to %+v", st.Settings())
+	}
+}
+
+func TestAppGetState(t *testing.T) {
+	reg, st, _ := setup(t)
+	res := call(reg, "app_get_state", `{}`)
+	var got state.State
+	if !res.OK || json.Unmarshal(res.Content, &got) != nil {
+		t.Fatalf("app_get_state = %s %+v", res.Content, res.Error)
+	}
+	if want := st.Get(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("app_get_state = %+v, want %+v", got, want)
+	}
+	for _, key := range []string{fmt.Sprintf(`"version":%d`, state.CurrentVersion), `"spaces":[`, `"activeSpaceId":"space_`, `"browserTabs":[]`, `"workspaceTabs":[]`, `"settings":{`} {
+		if !strings.Contains(string(res.Content), key) {
+			t.Errorf("app_get_state content %s lacks %s", res.Content, key)
+		}
+	}
+}

@@ -1,0 +1,417 @@
+// Package spaces registers the space and workspace-tab tools: list_spaces,
+// create_space, update_space, switch_space, close_space, open_workspace_tab,
+// set_workspace_tab_terminal, set_workspace_tab_file, focus_workspace_tab and
+// close_workspace_tab. They read and change the app state through a
+// [state.Store].
+package spaces
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
+)
+
+// Deps is what the space tools need.
+type Deps struct {
+	Store *state.Store
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+}
+
+// ListResult is the result of list_spaces.
+type ListResult struct {
+	Spaces        []state.Space `json:"spaces"`
+	ActiveSpaceID string        `json:"activeSpaceId"`
+}
+
+// ClosedResult is the result of close_space and close_workspace_tab.
+type ClosedResult struct {
+	Closed bool `json:"closed"`
+}
+
+// CreateInput is the input of create_space.
+type CreateInput struct {
+	Name  string `json:"name" jsonschema:"name of the space (non-empty)"`
+	Color string `json:"color,omitempty" jsonschema:"CSS color of the space's avatar (default: the next palette color)"`
+	Cwd   string `json:"cwd,omitempty" jsonschema:"project folder of the space; a space with the same folder is reused"`
+}
+
+// UpdateInput is the input of update_space.
+type UpdateInput struct {
+	SpaceID string  `json:"spaceId" jsonschema:"the space to change"`
+	Name    *string `json:"name,omitempty" jsonschema:"new name (non-empty)"`
+	Color   *string `json:"color,omitempty" jsonschema:"new CSS color"`
+}
+
+// SpaceInput is the input of switch_space and close_space.
+type SpaceInput struct {
+	SpaceID string `json:"spaceId" jsonschema:"the space"`
+}
+
+// OpenTabInput is the input of open_workspace_tab.
+type OpenTabInput struct {
+	Title               string `json:"title" jsonschema:"tab title (non-empty)"`
+	Cwd                 string `json:"cwd" jsonschema:"working directory of the tab (non-empty)"`
+	Kind                string `json:"kind,omitempty" jsonschema:"kind of tab" enum:"editor,terminal,agent,preview,git" default:"editor"`
+	SpaceID             string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)"`
+	TerminalID          string `json:"terminalId,omitempty" jsonschema:"live terminal session of a terminal tab"`
+	SelectedGitFilePath string `json:"selectedGitFilePath,omitempty" jsonschema:"selected file of a git tab, relative to cwd"`
+}
+
+// TabInput is the input of focus_workspace_tab and close_workspace_tab.
+type TabInput struct {
+	TabID string `json:"tabId" jsonschema:"the workspace tab"`
+}
+
+// SetTerminalInput is the input of set_workspace_tab_terminal.
+type SetTerminalInput struct {
+	TabID      string  `json:"tabId" jsonschema:"the terminal workspace tab"`
+	TerminalID *string `json:"terminalId" jsonschema:"the live terminal session, or null to clear it"`
+}
+
+// SetFileInput is the input of set_workspace_tab_file. The nullable fields
+// are raw so that null (clear) differs from absent (keep).
+type SetFileInput struct {
+	TabID               string          `json:"tabId" jsonschema:"the workspace tab"`
+	ActiveFilePath      json.RawMessage `json:"activeFilePath,omitempty" jsonschema:"focused file (string, relative to cwd) or null to clear"`
+	OpenFilePaths       []string        `json:"openFilePaths,omitempty" jsonschema:"open files, relative to cwd"`
+	SelectedGitFilePath json.RawMessage `json:"selectedGitFilePath,omitempty" jsonschema:"selected git file (string, relative to cwd) or null to clear"`
+}
+
+var (
+	readOnly    = []protocol.Capability{protocol.CapReadOnly}
+	writesFiles = []protocol.Capability{protocol.CapWritesFiles}
+	destructive = []protocol.Capability{protocol.CapDestructive}
+)
+
+// Register adds the ten space and workspace-tab tools to r.
+func Register(r *registry.Registry, d Deps) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	st := d.Store
+	now := func() int64 { return d.Now().UnixMilli() }
+
+	registry.Register(r, registry.Tool{Name: "list_spaces", Description: "List all spaces and the active space id.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ListResult, error) {
+			s := st.Get()
+			return ListResult{Spaces: s.Spaces, ActiveSpaceID: s.ActiveSpaceID}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "create_space", Description: "Create a new space and make it active.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in CreateInput) (state.Space, error) {
+			name, err := nonEmpty("name", in.Name)
+			if err != nil {
+				return state.Space{}, err
+			}
+			cwd := ""
+			if strings.TrimSpace(in.Cwd) != "" {
+				cwd = absPath(in.Cwd, call.Client.Cwd)
+			}
+			var out state.Space
+			err = update(st, func(s *state.State) error {
+				if cwd != "" {
+					for _, sp := range s.Spaces {
+						if sp.Cwd == cwd { // one space per project folder: reuse it
+							s.ActiveSpaceID = sp.ID
+							out = sp
+							return nil
+						}
+					}
+				}
+				color := in.Color
+				if color == "" {
+					color = state.Palette[len(s.Spaces)%len(state.Palette)]
+				}
+				out = state.NewSpace(name, color, now())
+				out.Cwd = cwd
+				s.Spaces = append(s.Spaces, out)
+				s.ActiveSpaceID = out.ID
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "update_space", Description: "Rename and/or recolor a space.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in UpdateInput) (state.Space, error) {
+			var name string
+			if in.Name != nil {
+				n, err := nonEmpty("name", *in.Name)
+				if err != nil {
+					return state.Space{}, err
+				}
+				name = n
+			}
+			var out state.Space
+			err := update(st, func(s *state.State) error {
+				sp := s.Space(in.SpaceID)
+				if sp == nil {
+					return spaceNotFound(in.SpaceID)
+				}
+				if in.Name != nil {
+					sp.Name = name
+				}
+				if in.Color != nil && *in.Color != "" {
+					sp.Color = *in.Color
+				}
+				sp.UpdatedAt = now()
+				out = sp.Clone()
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "switch_space", Description: "Switch the active space.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in SpaceInput) (state.Space, error) {
+			var out state.Space
+			err := update(st, func(s *state.State) error {
+				sp := s.Space(in.SpaceID)
+				if sp == nil {
+					return spaceNotFound(in.SpaceID)
+				}
+				s.ActiveSpaceID = sp.ID
+				out = sp.Clone()
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.", Capabilities: destructive},
+		func(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
+			err := update(st, func(s *state.State) error {
+				i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
+				if i < 0 {
+					return spaceNotFound(in.SpaceID)
+				}
+				if len(s.Spaces) == 1 {
+					return protocol.Errorf(protocol.CodeToolFailed, "The last remaining space cannot be closed")
+				}
+				s.Spaces = slices.Delete(s.Spaces, i, i+1)
+				s.BrowserTabs = slices.DeleteFunc(s.BrowserTabs, func(t state.BrowserTab) bool { return t.SpaceID == in.SpaceID })
+				// Terminals are a later issue: when they exist, closing a
+				// space also kills the terminals of its terminal tabs.
+				s.WorkspaceTabs = slices.DeleteFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.SpaceID == in.SpaceID })
+				if s.ActiveSpaceID == in.SpaceID {
+					s.ActiveSpaceID = s.Spaces[max(0, i-1)].ID // the neighbour before it, else the new first
+				}
+				return nil
+			})
+			if err != nil {
+				return ClosedResult{}, err
+			}
+			return ClosedResult{Closed: true}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "open_workspace_tab", Description: "Open a workspace tab (editor/terminal/agent/preview/git) in the active space.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in OpenTabInput) (state.WorkspaceTab, error) {
+			title, err := nonEmpty("title", in.Title)
+			if err != nil {
+				return state.WorkspaceTab{}, err
+			}
+			if _, err := nonEmpty("cwd", in.Cwd); err != nil {
+				return state.WorkspaceTab{}, err
+			}
+			var out state.WorkspaceTab
+			err = update(st, func(s *state.State) error {
+				spaceID := in.SpaceID
+				if spaceID == "" {
+					spaceID = s.ActiveSpaceID
+				} else if s.Space(spaceID) == nil {
+					return spaceNotFound(spaceID)
+				}
+				tab := state.WorkspaceTab{
+					ID: protocol.NewID(state.WorkspaceTabPrefix), SpaceID: spaceID, Kind: in.Kind, Title: title,
+					Cwd: in.Cwd, Active: true, TerminalID: optional(in.TerminalID), OpenFilePaths: []string{},
+					SelectedGitFilePath: optional(in.SelectedGitFilePath), CreatedAt: now(),
+				}
+				activate(s, spaceID, "")
+				s.WorkspaceTabs = append(s.WorkspaceTabs, tab)
+				out = tab.Clone()
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "set_workspace_tab_terminal", Description: "Associate a terminal workspace tab with its live terminal session.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in SetTerminalInput) (state.WorkspaceTab, error) {
+			return updateTab(st, in.TabID, func(t *state.WorkspaceTab) error {
+				if t.Kind != state.KindTerminal {
+					return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s is not a terminal tab", t.ID)
+				}
+				t.TerminalID = in.TerminalID
+				return nil
+			})
+		})
+
+	registry.Register(r, registry.Tool{Name: "set_workspace_tab_file", Description: "Set file-focused workspace tab state: editor focused/open files or git selected file (paths relative to cwd).", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in SetFileInput) (state.WorkspaceTab, error) {
+			active, setActive, err := nullableString("activeFilePath", in.ActiveFilePath)
+			if err != nil {
+				return state.WorkspaceTab{}, err
+			}
+			git, setGit, err := nullableString("selectedGitFilePath", in.SelectedGitFilePath)
+			if err != nil {
+				return state.WorkspaceTab{}, err
+			}
+			return updateTab(st, in.TabID, func(t *state.WorkspaceTab) error {
+				if setActive {
+					t.ActiveFilePath = active
+				}
+				if in.OpenFilePaths != nil {
+					t.OpenFilePaths = slices.Clone(in.OpenFilePaths)
+				}
+				if setGit {
+					t.SelectedGitFilePath = git
+				}
+				return nil
+			})
+		})
+
+	registry.Register(r, registry.Tool{Name: "focus_workspace_tab", Description: "Make a workspace tab the active one in its space.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in TabInput) (state.WorkspaceTab, error) {
+			var out state.WorkspaceTab
+			err := update(st, func(s *state.State) error {
+				t := s.WorkspaceTab(in.TabID)
+				if t == nil {
+					return tabNotFound(in.TabID)
+				}
+				activate(s, t.SpaceID, t.ID)
+				out = s.WorkspaceTab(in.TabID).Clone()
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "close_workspace_tab", Description: "Close a workspace tab.", Capabilities: destructive},
+		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
+			err := update(st, func(s *state.State) error {
+				i := slices.IndexFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.ID == in.TabID })
+				if i < 0 {
+					return tabNotFound(in.TabID)
+				}
+				closed := s.WorkspaceTabs[i]
+				// Terminals are a later issue: when they exist, closing a
+				// terminal tab also kills its terminal (closed.TerminalID).
+				s.WorkspaceTabs = slices.Delete(s.WorkspaceTabs, i, i+1)
+				if closed.Active {
+					// Reactivate the newest remaining tab of the space.
+					for j := len(s.WorkspaceTabs) - 1; j >= 0; j-- {
+						if s.WorkspaceTabs[j].SpaceID == closed.SpaceID {
+							s.WorkspaceTabs[j].Active = true
+							break
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return ClosedResult{}, err
+			}
+			return ClosedResult{Closed: true}, nil
+		})
+}
+
+// update runs fn through the store, keeping a *protocol.ToolError as is and
+// turning anything else into TOOL_FAILED.
+func update(st *state.Store, fn func(*state.State) error) error {
+	err := st.Update(fn)
+	var te *protocol.ToolError
+	if err == nil || errors.As(err, &te) {
+		return err
+	}
+	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+}
+
+// updateTab changes one workspace tab and returns its new value.
+func updateTab(st *state.Store, id string, fn func(*state.WorkspaceTab) error) (state.WorkspaceTab, error) {
+	var out state.WorkspaceTab
+	err := update(st, func(s *state.State) error {
+		t := s.WorkspaceTab(id)
+		if t == nil {
+			return tabNotFound(id)
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		out = t.Clone()
+		return nil
+	})
+	return out, err
+}
+
+// activate makes id the only active workspace tab of space (none when id
+// is "").
+func activate(s *state.State, space, id string) {
+	for i := range s.WorkspaceTabs {
+		if s.WorkspaceTabs[i].SpaceID == space {
+			s.WorkspaceTabs[i].Active = s.WorkspaceTabs[i].ID == id
+		}
+	}
+}
+
+func spaceNotFound(id string) error {
+	return protocol.Errorf(protocol.CodeToolFailed, "Space %s not found", id)
+}
+
+func tabNotFound(id string) error {
+	return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s not found", id)
+}
+
+// nonEmpty trims v and refuses an empty result with VALIDATION_ERROR.
+func nonEmpty(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", validationError(field, field+" must not be empty")
+	}
+	return v, nil
+}
+
+// nullableString decodes an optional string-or-null argument: set reports
+// whether it was given; v is nil for null.
+func nullableString(field string, raw json.RawMessage) (v *string, set bool, err error) {
+	if len(raw) == 0 {
+		return nil, false, nil
+	}
+	if string(raw) == "null" {
+		return nil, true, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, false, validationError(field, field+" must be a string or null")
+	}
+	return &s, true, nil
+}
+
+// validationError is a VALIDATION_ERROR shaped like the registry's own.
+func validationError(field, msg string) error {
+	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
+		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// absPath makes p absolute and clean, resolving a relative p against base
+// (the caller's cwd) when given.
+func absPath(p, base string) string {
+	p = strings.TrimSpace(p)
+	if !filepath.IsAbs(p) && base != "" {
+		p = filepath.Join(base, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}

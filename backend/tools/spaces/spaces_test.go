@@ -1,0 +1,325 @@
+package spaces_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
+	"github.com/meith-dev/meith/backend/tools/spaces"
+)
+
+type env struct {
+	t     *testing.T
+	reg   *registry.Registry
+	store *state.Store
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	reg := registry.New(registry.Options{})
+	spaces.Register(reg, spaces.Deps{Store: st})
+	return &env{t: t, reg: reg, store: st}
+}
+
+// call runs tool as the renderer and returns the result.
+func (e *env) call(tool, args string) protocol.ToolResult {
+	e.t.Helper()
+	return e.reg.Call(context.Background(), registry.Request{RequestID: "req_t", ToolName: tool, Args: json.RawMessage(args),
+		Client: protocol.ClientInfo{Caller: protocol.CallerRenderer, Cwd: "/base"}})
+}
+
+// ok runs tool, fails the test unless it succeeds, and decodes its content
+// into out (if non-nil).
+func (e *env) ok(tool, args string, out any) {
+	e.t.Helper()
+	res := e.call(tool, args)
+	if !res.OK {
+		e.t.Fatalf("%s(%s) = %+v, want ok", tool, args, res.Error)
+	}
+	if out != nil {
+		if err := json.Unmarshal(res.Content, out); err != nil {
+			e.t.Fatalf("%s(%s) content %s: %v", tool, args, res.Content, err)
+		}
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	e := newEnv(t)
+	want := map[string]protocol.Capability{
+		"list_spaces": protocol.CapReadOnly, "create_space": protocol.CapWritesFiles, "update_space": protocol.CapWritesFiles,
+		"switch_space": protocol.CapWritesFiles, "close_space": protocol.CapDestructive,
+		"open_workspace_tab": protocol.CapWritesFiles, "set_workspace_tab_terminal": protocol.CapWritesFiles,
+		"set_workspace_tab_file": protocol.CapWritesFiles, "focus_workspace_tab": protocol.CapWritesFiles,
+		"close_workspace_tab": protocol.CapDestructive,
+	}
+	names := e.reg.Names()
+	if len(names) != len(want) {
+		t.Errorf("registered %v, want the %d tools of the spaces family", names, len(want))
+	}
+	for name, c := range want {
+		d, ok := e.reg.Describe(name)
+		if got := fmt.Sprint(d.Capabilities); !ok || got != fmt.Sprint([]protocol.Capability{c}) {
+			t.Errorf("capabilities(%s) = %s (registered %v), want [%s]", name, got, ok, c)
+		}
+		// Privileged means "requires approval" for non-trusted callers.
+		if got, wantPriv := c.Privileged(), c != protocol.CapReadOnly; got != wantPriv {
+			t.Errorf("%s privileged = %v, want %v", name, got, wantPriv)
+		}
+	}
+}
+
+func TestSpaces(t *testing.T) {
+	e := newEnv(t)
+	var list spaces.ListResult
+	e.ok("list_spaces", `{}`, &list)
+	if len(list.Spaces) != 1 || list.Spaces[0].Name != "Default" || list.ActiveSpaceID != list.Spaces[0].ID {
+		t.Fatalf("list_spaces at start = %+v, want one active Default space", list)
+	}
+	def := list.Spaces[0].ID
+
+	var a state.Space
+	e.ok("create_space", `{"name":"  Work ","color":"#123456"}`, &a)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"id prefix", strings.HasPrefix(a.ID, "space_"), true},
+		{"name trimmed", a.Name, "Work"},
+		{"color", a.Color, "#123456"},
+		{"projectId", a.ProjectID == nil, true},
+		{"active", e.store.Get().ActiveSpaceID, a.ID},
+	}
+	var b state.Space
+	e.ok("create_space", `{"name":"Play"}`, &b)
+	tests = append(tests, struct {
+		name      string
+		got, want any
+	}{"palette color", b.Color, state.Palette[2]})
+
+	var upd state.Space
+	e.ok("update_space", fmt.Sprintf(`{"spaceId":%q,"name":"Job"}`, a.ID), &upd)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"renamed", upd.Name, "Job"}, {"color kept", upd.Color, "#123456"}}...)
+	e.ok("update_space", fmt.Sprintf(`{"spaceId":%q,"color":"red"}`, a.ID), &upd)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"recolored", upd.Color, "red"}, {"name kept", upd.Name, "Job"}}...)
+
+	var sw state.Space
+	e.ok("switch_space", fmt.Sprintf(`{"spaceId":%q}`, def), &sw)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"switched result", sw.ID, def}, {"switched state", e.store.Get().ActiveSpaceID, def}}...)
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestCreateSpaceReusesCwd(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	var first, again, rel, other state.Space
+	e.ok("create_space", fmt.Sprintf(`{"name":"proj","cwd":%q}`, dir), &first)
+	e.ok("create_space", `{"name":"other"}`, &other)
+	e.ok("create_space", fmt.Sprintf(`{"name":"proj again","cwd":%q}`, dir+"/./"), &again)
+	e.ok("create_space", `{"name":"rel","cwd":"sub/dir"}`, &rel)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"cwd stored", first.Cwd, dir},
+		{"reused id", again.ID, first.ID},
+		{"reused name kept", again.Name, "proj"},
+		{"relative cwd resolved against the caller's", rel.Cwd, "/base/sub/dir"},
+		{"spaces", len(e.store.Get().Spaces), 4},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	e.ok("create_space", fmt.Sprintf(`{"name":"x","cwd":%q}`, dir), &again)
+	if e.store.Get().ActiveSpaceID != first.ID {
+		t.Errorf("reusing a space did not switch to it")
+	}
+}
+
+func TestCloseSpace(t *testing.T) {
+	e := newEnv(t)
+	def := e.store.Get().ActiveSpaceID
+	var a, b state.Space
+	e.ok("create_space", `{"name":"A"}`, &a)
+	e.ok("create_space", `{"name":"B"}`, &b)
+	var tabB, tabDef state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"b","cwd":"/x"}`, &tabB) // in B, the active space
+	e.ok("open_workspace_tab", fmt.Sprintf(`{"title":"d","cwd":"/x","spaceId":%q}`, def), &tabDef)
+	e.store.Update(func(s *state.State) error {
+		s.BrowserTabs = append(s.BrowserTabs, state.BrowserTab{ID: "btab_1", SpaceID: b.ID, URL: "about:blank", Title: "x"})
+		return nil
+	})
+
+	var closed spaces.ClosedResult
+	e.ok("close_space", fmt.Sprintf(`{"spaceId":%q}`, b.ID), &closed)
+	st := e.store.Get()
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"closed", closed.Closed, true},
+		{"spaces", len(st.Spaces), 2},
+		{"another space active", st.ActiveSpaceID, a.ID},
+		{"its workspace tabs removed", st.WorkspaceTab(tabB.ID) == nil, true},
+		{"other tabs kept", st.WorkspaceTab(tabDef.ID) != nil, true},
+		{"its browser tabs removed", len(st.BrowserTabs), 0},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("after close_space: %s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	// Closing a space that is not active keeps the active one.
+	e.ok("close_space", fmt.Sprintf(`{"spaceId":%q}`, def), nil)
+	if got := e.store.Get().ActiveSpaceID; got != a.ID {
+		t.Errorf("active after closing an inactive space = %s, want %s", got, a.ID)
+	}
+}
+
+func TestWorkspaceTabs(t *testing.T) {
+	e := newEnv(t)
+	space := e.store.Get().ActiveSpaceID
+	var ed, term, git state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"main.go","cwd":"/p"}`, &ed)
+	e.ok("open_workspace_tab", `{"title":"shell","cwd":"/p","kind":"terminal","terminalId":"term_1"}`, &term)
+	e.ok("open_workspace_tab", `{"title":"changes","cwd":"/p","kind":"git","selectedGitFilePath":"a.go"}`, &git)
+	activeID := func() string {
+		for _, t := range e.store.Get().WorkspaceTabs {
+			if t.Active && t.SpaceID == space {
+				return t.ID
+			}
+		}
+		return ""
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"id prefix", strings.HasPrefix(ed.ID, "wtab_"), true},
+		{"default kind", ed.Kind, "editor"},
+		{"in active space", ed.SpaceID, space},
+		{"opened active", ed.Active, true},
+		{"terminal id", *term.TerminalID, "term_1"},
+		{"git file", *git.SelectedGitFilePath, "a.go"},
+		{"newest is the one active", activeID(), git.ID},
+	}
+	var tab state.WorkspaceTab
+	e.ok("focus_workspace_tab", fmt.Sprintf(`{"tabId":%q}`, ed.ID), &tab)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"focused result", tab.Active, true}, {"focused in state", activeID(), ed.ID}}...)
+
+	e.ok("set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":"term_2"}`, term.ID), &tab)
+	tests = append(tests, struct {
+		name      string
+		got, want any
+	}{"terminal set", *tab.TerminalID, "term_2"})
+	e.ok("set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":null}`, term.ID), &tab)
+	tests = append(tests, struct {
+		name      string
+		got, want any
+	}{"terminal cleared", tab.TerminalID == nil, true})
+
+	e.ok("set_workspace_tab_file", fmt.Sprintf(`{"tabId":%q,"activeFilePath":"a.go","openFilePaths":["a.go","b.go"]}`, ed.ID), &tab)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"active file", *tab.ActiveFilePath, "a.go"}, {"open files", fmt.Sprint(tab.OpenFilePaths), "[a.go b.go]"}}...)
+	e.ok("set_workspace_tab_file", fmt.Sprintf(`{"tabId":%q,"selectedGitFilePath":"c.go"}`, ed.ID), &tab)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"absent keys kept", *tab.ActiveFilePath + fmt.Sprint(tab.OpenFilePaths), "a.go[a.go b.go]"}, {"git file set", *tab.SelectedGitFilePath, "c.go"}}...)
+	e.ok("set_workspace_tab_file", fmt.Sprintf(`{"tabId":%q,"activeFilePath":null,"openFilePaths":[]}`, ed.ID), &tab)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"null clears", tab.ActiveFilePath == nil, true}, {"empty list", fmt.Sprint(tab.OpenFilePaths), "[]"}}...)
+
+	var closed spaces.ClosedResult
+	e.ok("close_workspace_tab", fmt.Sprintf(`{"tabId":%q}`, ed.ID), &closed) // the active one
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"closed", closed.Closed, true}, {"gone", func() bool { s := e.store.Get(); return s.WorkspaceTab(ed.ID) == nil }(), true}, {"newest reactivated", activeID(), git.ID}}...)
+	e.ok("close_workspace_tab", fmt.Sprintf(`{"tabId":%q}`, term.ID), nil) // not active
+	tests = append(tests, struct {
+		name      string
+		got, want any
+	}{"active kept", activeID(), git.ID})
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	e := newEnv(t)
+	def := e.store.Get().ActiveSpaceID
+	var ed state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"e","cwd":"/p"}`, &ed)
+	tests := []struct {
+		tool, args string
+		code       protocol.ErrorCode
+		msg        string
+	}{
+		{"create_space", `{}`, protocol.CodeValidation, "name"},
+		{"create_space", `{"name":""}`, protocol.CodeValidation, "name must not be empty"},
+		{"create_space", `{"name":"   "}`, protocol.CodeValidation, "name must not be empty"},
+		{"create_space", `{"name":"x","owner":"me"}`, protocol.CodeValidation, "owner"},
+		{"update_space", `{"spaceId":"space_x","name":"y"}`, protocol.CodeToolFailed, "Space space_x not found"},
+		{"update_space", fmt.Sprintf(`{"spaceId":%q,"name":""}`, def), protocol.CodeValidation, "name must not be empty"},
+		{"switch_space", `{"spaceId":"space_x"}`, protocol.CodeToolFailed, "Space space_x not found"},
+		{"close_space", `{"spaceId":"space_x"}`, protocol.CodeToolFailed, "Space space_x not found"},
+		{"close_space", fmt.Sprintf(`{"spaceId":%q}`, def), protocol.CodeToolFailed, "The last remaining space cannot be closed"},
+		{"open_workspace_tab", `{"title":"","cwd":"/p"}`, protocol.CodeValidation, "title must not be empty"},
+		{"open_workspace_tab", `{"title":"t","cwd":""}`, protocol.CodeValidation, "cwd must not be empty"},
+		{"open_workspace_tab", `{"title":"t"}`, protocol.CodeValidation, "cwd"},
+		{"open_workspace_tab", `{"title":"t","cwd":"/p","kind":"diff"}`, protocol.CodeValidation, "kind"},
+		{"open_workspace_tab", `{"title":"t","cwd":"/p","spaceId":"space_x"}`, protocol.CodeToolFailed, "Space space_x not found"},
+		{"set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":"term_1"}`, ed.ID), protocol.CodeToolFailed, fmt.Sprintf("Workspace tab %s is not a terminal tab", ed.ID)},
+		{"set_workspace_tab_terminal", `{"tabId":"wtab_x","terminalId":null}`, protocol.CodeToolFailed, "Workspace tab wtab_x not found"},
+		{"set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q}`, ed.ID), protocol.CodeValidation, "terminalId"},
+		{"set_workspace_tab_file", `{"tabId":"wtab_x"}`, protocol.CodeToolFailed, "Workspace tab wtab_x not found"},
+		{"set_workspace_tab_file", fmt.Sprintf(`{"tabId":%q,"activeFilePath":3}`, ed.ID), protocol.CodeValidation, "activeFilePath must be a string or null"},
+		{"focus_workspace_tab", `{"tabId":"wtab_x"}`, protocol.CodeToolFailed, "Workspace tab wtab_x not found"},
+		{"close_workspace_tab", `{"tabId":"wtab_x"}`, protocol.CodeToolFailed, "Workspace tab wtab_x not found"},
+	}
+	for _, tt := range tests {
+		before := e.store.Get()
+		res := e.call(tt.tool, tt.args)
+		if res.OK || res.Error.Code != tt.code || !strings.Contains(res.Error.Message, tt.msg) {
+			t.Errorf("%s(%s) = %+v, want %s containing %q", tt.tool, tt.args, res.Error, tt.code, tt.msg)
+		}
+		if after := e.store.Get(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%s(%s) failed but changed the state", tt.tool, tt.args)
+		}
+	}
+}
