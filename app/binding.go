@@ -9,7 +9,9 @@
 // Wails events "tool_event" {callId, event} and "tool_result"
 // {callId, result}; [App.Cancel] cancels it. Changes to the list of pending
 // approvals are announced with a small "approvals_changed" event, and the UI
-// re-reads [App.PendingApprovals].
+// re-reads [App.PendingApprovals]; changes to the app state (state.json)
+// are announced with a small "state_changed" {kind, ids} event, and the UI
+// re-reads what changed through tool calls.
 package app
 
 import (
@@ -21,6 +23,7 @@ import (
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
 )
 
 // The Wails events the binding emits. Payloads stay small: WebKit keeps the
@@ -30,6 +33,7 @@ const (
 	EventToolEvent        = "tool_event"
 	EventToolResult       = "tool_result"
 	EventApprovalsChanged = "approvals_changed"
+	EventStateChanged     = "state_changed"
 )
 
 // SessionRenderer is the session id of every call from the window.
@@ -55,6 +59,14 @@ type ApprovalsChangedPayload struct {
 	Pending int                          `json:"pending"`
 }
 
+// StateChangedPayload is the payload of [EventStateChanged]: what kind of
+// state changed ("spaces", "tabs" or "settings") and the ids of the spaces
+// or tabs concerned (empty for settings), never the state itself.
+type StateChangedPayload struct {
+	Kind string   `json:"kind"`
+	IDs  []string `json:"ids"`
+}
+
 // emitter is all the binding needs of the Wails runtime.
 type emitter interface {
 	Emit(name string, payload any)
@@ -66,6 +78,7 @@ type emitter interface {
 type App struct {
 	reg       *registry.Registry
 	approvals *permission.Approvals // nil: no approval prompts
+	store     *state.Store          // nil: no state_changed events
 
 	// newEmitter turns the Wails context into an emitter (run.go sets it;
 	// tests set a fake). onStartup runs at the end of Startup.
@@ -79,20 +92,33 @@ type App struct {
 	calls    map[string]context.CancelFunc
 	detach   func()
 	unsub    func()
+	unsubSt  func()
 	started  bool
 	shutdown bool
 	wg       sync.WaitGroup
 }
 
+// Option configures [New].
+type Option func(*App)
+
+// WithState makes the window hear of every change of the app state as a
+// "state_changed" event while it is open.
+func WithState(store *state.Store) Option { return func(a *App) { a.store = store } }
+
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
-func New(reg *registry.Registry, approvals *permission.Approvals) *App {
+func New(reg *registry.Registry, approvals *permission.Approvals, opts ...Option) *App {
 	base, stop := context.WithCancel(context.Background())
-	return &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{}}
+	a := &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{}}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
 }
 
 // Startup is called by Wails when the window starts. It attaches the window
-// to the approval broker, so privileged CLI calls prompt here.
+// to the approval broker, so privileged CLI calls prompt here, and
+// subscribes to the state store's changes.
 func (a *App) Startup(ctx context.Context) {
 	a.mu.Lock()
 	if a.started || a.shutdown {
@@ -107,6 +133,9 @@ func (a *App) Startup(ctx context.Context) {
 		a.detach = a.approvals.Attach()
 		a.unsub = a.approvals.Subscribe(a.onApproval)
 	}
+	if a.store != nil {
+		a.unsubSt = a.store.Subscribe(a.onStateChange)
+	}
 	hook := a.onStartup
 	a.mu.Unlock()
 	if hook != nil {
@@ -114,8 +143,9 @@ func (a *App) Startup(ctx context.Context) {
 	}
 }
 
-// Shutdown is called by Wails when the window closes. It detaches from the
-// approval broker (pending prompts are denied), cancels the calls in flight
+// Shutdown is called by Wails when the window closes. It unsubscribes from
+// the state store, detaches from the approval broker (pending prompts are
+// denied), cancels the calls in flight
 // and waits for them until ctx ends. Later calls fail with
 // RUNTIME_SHUTTING_DOWN.
 func (a *App) Shutdown(ctx context.Context) {
@@ -126,9 +156,12 @@ func (a *App) Shutdown(ctx context.Context) {
 	}
 	a.shutdown = true
 	a.em = nil // the window is going away: nothing more is emitted
-	detach, unsub := a.detach, a.unsub
+	detach, unsub, unsubSt := a.detach, a.unsub, a.unsubSt
 	a.mu.Unlock()
 
+	if unsubSt != nil {
+		unsubSt()
+	}
 	if unsub != nil {
 		unsub()
 	}
@@ -245,6 +278,15 @@ func (a *App) onApproval(ev permission.ApprovalEvent) {
 	a.emit(EventApprovalsChanged, ApprovalsChangedPayload{
 		Kind: ev.Kind, ID: ev.Request.ID, Pending: len(a.approvals.Pending()),
 	})
+}
+
+// onStateChange forwards a change of the app state to the window.
+func (a *App) onStateChange(c state.Change) {
+	ids := c.IDs
+	if ids == nil {
+		ids = []string{}
+	}
+	a.emit(EventStateChanged, StateChangedPayload{Kind: c.Kind, IDs: ids})
 }
 
 // emit sends an event to the window, if there is one.

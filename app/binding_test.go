@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
 )
 
 // fakeEmitter records what the binding would send to the window.
@@ -167,10 +169,10 @@ func newTestRegistry(t *testing.T, appr *permission.Approvals) *registry.Registr
 
 // startApp returns a started binding with a fake emitter; it is shut down
 // when the test ends.
-func startApp(t *testing.T, reg *registry.Registry, appr *permission.Approvals) (*App, *fakeEmitter) {
+func startApp(t *testing.T, reg *registry.Registry, appr *permission.Approvals, opts ...Option) (*App, *fakeEmitter) {
 	t.Helper()
 	em := newFakeEmitter()
-	a := New(reg, appr)
+	a := New(reg, appr, opts...)
 	a.newEmitter = func(context.Context) emitter { return em }
 	a.Startup(context.Background())
 	t.Cleanup(func() {
@@ -495,5 +497,74 @@ func TestNoApprovalBroker(t *testing.T) {
 	}
 	if err := a.DecideApproval("appr_000000000000", "deny"); err == nil {
 		t.Error("DecideApproval without a broker succeeded")
+	}
+}
+
+func isStateChanged(e emitted) bool { return e.name == EventStateChanged }
+
+func TestStateChangesReachTheWindow(t *testing.T) {
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{Debounce: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	a, em := startApp(t, newTestRegistry(t, nil), nil, WithState(store))
+
+	if err := store.Update(func(s *state.State) error { s.Settings.AutoRunOnOpen = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	e := em.waitFor(t, "state_changed", isStateChanged)
+	if p, ok := e.payload.(StateChangedPayload); !ok || p.Kind != state.ChangeSettings || p.IDs == nil || len(p.IDs) != 0 {
+		t.Errorf("state_changed payload = %#v, want kind settings and no ids", e.payload)
+	}
+	if n := em.count(isStateChanged); n != 1 {
+		t.Errorf("one update emitted %d state_changed events, want 1", n)
+	}
+
+	var spaceID string
+	if err := store.Update(func(s *state.State) error {
+		s.Spaces[0].Name = "Renamed"
+		spaceID = s.Spaces[0].ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	em.waitFor(t, "state_changed of spaces", func(e emitted) bool {
+		p, ok := e.payload.(StateChangedPayload)
+		return isStateChanged(e) && ok && p.Kind == state.ChangeSpaces && len(p.IDs) == 1 && p.IDs[0] == spaceID
+	})
+	b, _ := json.Marshal(e.payload)
+	if string(b) != `{"kind":"settings","ids":[]}` {
+		t.Errorf("state_changed JSON = %s, want {kind, ids} only", b)
+	}
+
+	// After Shutdown the store has no subscriber from the window.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.Shutdown(ctx)
+	a.mu.Lock()
+	a.em = em // Shutdown drops the emitter; put it back to see that the subscription is gone too
+	a.mu.Unlock()
+	before := em.count(isStateChanged)
+	if err := store.Update(func(s *state.State) error { s.Settings.AutoRunOnOpen = false; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := em.count(isStateChanged); n != before {
+		t.Errorf("state_changed after Shutdown: %d events, want %d", n, before)
+	}
+}
+
+func TestNoStateNoStateEvents(t *testing.T) {
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{Debounce: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, em := startApp(t, newTestRegistry(t, nil), nil) // no WithState
+	if err := store.Update(func(s *state.State) error { s.Settings.AutoRunOnOpen = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := em.count(isStateChanged); n != 0 {
+		t.Errorf("a binding without a store emitted %d state_changed events", n)
 	}
 }

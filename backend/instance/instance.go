@@ -54,6 +54,9 @@ type Config struct {
 	// ApprovalTimeout bounds how long a CLI call waits for the user's
 	// decision (default: the permission package's).
 	ApprovalTimeout time.Duration
+	// CaptureWindow, if set, returns a PNG of the main window for
+	// app_screenshot (the desktop app sets it); nil means headless.
+	CaptureWindow func(ctx context.Context) ([]byte, error)
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -146,15 +149,18 @@ func New(cfg Config) (*Instance, error) {
 // registerTools is the one place that lists every tool family.
 func (i *Instance) registerTools() {
 	apptools.Register(i.reg, apptools.Deps{
-		Version:      buildinfo.Version,
-		StartedAt:    i.startedAt,
-		UserData:     i.paths.UserData,
-		InstancesDir: i.paths.InstancesDir,
-		SocketPath:   i.SocketPath,
-		Logger:       i.log,
-		Registry:     i.reg,
-		Collections:  map[string]string{"audit": AuditFile, "logs": LogsFile, "state": StateFile},
-		Checks:       i.checks,
+		Version:       buildinfo.Version,
+		StartedAt:     i.startedAt,
+		UserData:      i.paths.UserData,
+		InstancesDir:  i.paths.InstancesDir,
+		SocketPath:    i.SocketPath,
+		Logger:        i.log,
+		Registry:      i.reg,
+		Collections:   map[string]string{"audit": AuditFile, "logs": LogsFile, "state": StateFile},
+		Checks:        i.checks,
+		Label:         i.cfg.Label,
+		State:         i.state,
+		CaptureWindow: i.cfg.CaptureWindow,
 		PersistDebugMode: func(enabled bool) error {
 			return i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil })
 		},

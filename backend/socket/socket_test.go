@@ -496,8 +496,12 @@ func TestCloseCancelsEverything(t *testing.T) {
 			if _, err := client.Dial(context.Background(), path); !client.IsConnectError(err) {
 				t.Errorf("Dial after Close = %v, want a ConnectError", err)
 			}
-			if f.reg.InFlight() != 0 {
-				t.Errorf("InFlight = %d after Close", f.reg.InFlight())
+			// Call resolves at the cancel; the handler (which observes its
+			// context) returns right after, on its own goroutine.
+			idleCtx, idleCancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer idleCancel()
+			if err := f.reg.WaitIdle(idleCtx); err != nil {
+				t.Errorf("InFlight = %d 2 s after Close", f.reg.InFlight())
 			}
 			mu.Lock()
 			if ended != n {

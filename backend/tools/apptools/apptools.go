@@ -1,5 +1,6 @@
 // Package apptools registers the runtime's own diagnostic tools: app_ping,
-// app_health, app_list_instances, app_get_logs and app_set_debug_mode.
+// app_health, app_list_instances, app_get_logs, app_set_debug_mode,
+// app_export_bug_report and app_screenshot.
 package apptools
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
 )
 
 // Check is one line of app_health.
@@ -44,6 +46,13 @@ type Deps struct {
 	// app_set_debug_mode applies it (the instance stores settings.debugMode
 	// in state.json). May be nil.
 	PersistDebugMode func(enabled bool) error
+	// Label names the instance (in the bug report).
+	Label string
+	// State is the app state, summarized in the bug report. May be nil.
+	State *state.Store
+	// CaptureWindow returns a PNG of the main application window for
+	// app_screenshot; nil means there is no window (a headless runtime).
+	CaptureWindow func(ctx context.Context) ([]byte, error)
 }
 
 // PingInput is the input of app_ping.
@@ -127,18 +136,7 @@ func Register(r *registry.Registry, d Deps) {
 		Description:  "Return health status for the app socket, registry, storage, audit and the other runtime services.",
 		Capabilities: []protocol.Capability{protocol.CapReadOnly},
 	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (Health, error) {
-		checks := []Check{socketCheck(ctx, d), registryCheck(d), storageCheck(d)}
-		if d.Checks != nil {
-			checks = append(checks, d.Checks(ctx)...)
-		}
-		h := Health{Status: "ok", CheckedAt: time.Now().UTC().Format(time.RFC3339Nano), DebugMode: d.Logger.Debug(),
-			Version: d.Version, PID: pid, UptimeMs: time.Since(d.StartedAt).Milliseconds(), Checks: checks}
-		for _, c := range checks {
-			if !c.OK {
-				h.Status = "degraded"
-			}
-		}
-		return h, nil
+		return health(ctx, d, pid), nil
 	})
 
 	registry.Register(r, registry.Tool{
@@ -187,6 +185,24 @@ func Register(r *registry.Registry, d Deps) {
 			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID, ToolName: "app_set_debug_mode"})
 		return protocol.OKResult(DebugResult{DebugMode: in.Enabled}), nil
 	})
+
+	registerArtifactTools(r, d, pid)
+}
+
+// health is the value of app_health (also part of the bug report).
+func health(ctx context.Context, d Deps, pid int) Health {
+	checks := []Check{socketCheck(ctx, d), registryCheck(d), storageCheck(d)}
+	if d.Checks != nil {
+		checks = append(checks, d.Checks(ctx)...)
+	}
+	h := Health{Status: "ok", CheckedAt: time.Now().UTC().Format(time.RFC3339Nano), DebugMode: d.Logger.Debug(),
+		Version: d.Version, PID: pid, UptimeMs: time.Since(d.StartedAt).Milliseconds(), Checks: checks}
+	for _, c := range checks {
+		if !c.OK {
+			h.Status = "degraded"
+		}
+	}
+	return h
 }
 
 // wait sleeps for delay, emitting steps progress events evenly spread over
@@ -258,6 +274,14 @@ func storageCheck(d Deps) Check {
 	}
 	f.Close()
 	os.Remove(f.Name())
+	c.Details["collections"] = collections(d)
+	c.OK = true
+	return c
+}
+
+// collections describes the durable files under UserData: name → {path,
+// bytes} (bytes only when the file exists).
+func collections(d Deps) map[string]any {
 	cols := map[string]any{}
 	for name, file := range d.Collections {
 		info := map[string]any{"path": filepath.Join(d.UserData, file)}
@@ -266,9 +290,7 @@ func storageCheck(d Deps) Check {
 		}
 		cols[name] = info
 	}
-	c.Details["collections"] = cols
-	c.OK = true
-	return c
+	return cols
 }
 
 func onOff(b bool) string {

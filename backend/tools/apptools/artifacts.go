@@ -1,0 +1,238 @@
+package apptools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
+)
+
+// ArtifactsDir is the directory under the user data dir where tools write
+// the files they produce (bug reports, screenshots).
+const ArtifactsDir = "artifacts"
+
+// BugReportSchema names the format of app_export_bug_report's report.
+const BugReportSchema = "meith-bug-report/v1"
+
+// ErrHeadless is the message of app_screenshot in a runtime without a window.
+const ErrHeadless = "No application window is available to capture (running headless)."
+
+// pngSignature starts every PNG file.
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// BugReportInput is the input of app_export_bug_report.
+type BugReportInput struct {
+	LogsLimit int `json:"logsLimit,omitempty" jsonschema:"how many of the newest app log entries to include" minimum:"1" maximum:"2000" default:"500"`
+}
+
+// BugReportResult is the result of app_export_bug_report.
+type BugReportResult struct {
+	Path   string    `json:"path"`
+	Bytes  int64     `json:"bytes"`
+	Report BugReport `json:"report"`
+}
+
+// BugReport is the document app_export_bug_report writes. It holds nothing
+// secret: counts and settings of the state, health, the app log (what the
+// runtime already logged), the tool catalog and file sizes — never tool
+// arguments or the audit log.
+type BugReport struct {
+	Schema       string         `json:"schema"`
+	ExportedAt   string         `json:"exportedAt"`
+	App          BugReportApp   `json:"app"`
+	Environment  Environment    `json:"environment"`
+	StateSummary *StateSummary  `json:"stateSummary"`
+	Health       Health         `json:"health"`
+	Logs         []applog.Entry `json:"logs"`
+	ToolRegistry []ToolSummary  `json:"toolRegistry"`
+	Storage      Storage        `json:"storage"`
+}
+
+// BugReportApp identifies the runtime in a bug report.
+type BugReportApp struct {
+	Version    string `json:"version"`
+	PID        int    `json:"pid"`
+	StartedAt  string `json:"startedAt"`
+	SocketPath string `json:"socketPath"`
+	Label      string `json:"label"`
+}
+
+// Environment describes the process and platform in a bug report.
+type Environment struct {
+	Platform      string  `json:"platform"`
+	Arch          string  `json:"arch"`
+	Go            string  `json:"go"`
+	PID           int     `json:"pid"`
+	Cwd           string  `json:"cwd"`
+	UptimeSeconds float64 `json:"uptimeSeconds"`
+}
+
+// StateSummary is the shape of state.json without its contents.
+type StateSummary struct {
+	Spaces        int               `json:"spaces"`
+	WorkspaceTabs int               `json:"workspaceTabs"`
+	BrowserTabs   int               `json:"browserTabs"`
+	ActiveSpaceID string            `json:"activeSpaceId"`
+	Settings      state.AppSettings `json:"settings"`
+}
+
+// ToolSummary is one tool of the registry in a bug report.
+type ToolSummary struct {
+	Name         string                `json:"name"`
+	Capabilities []protocol.Capability `json:"capabilities"`
+}
+
+// Storage describes the data directory in a bug report.
+type Storage struct {
+	DataDirectory string         `json:"dataDirectory"`
+	Collections   map[string]any `json:"collections"`
+}
+
+// ScreenshotResult is the result of app_screenshot.
+type ScreenshotResult struct {
+	Bytes int    `json:"bytes"`
+	Path  string `json:"path"`
+}
+
+func registerArtifactTools(r *registry.Registry, d Deps, pid int) {
+	registry.Register(r, registry.Tool{
+		Name:         "app_export_bug_report",
+		Description:  "Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json.",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+	}, func(ctx context.Context, call *registry.Call, in BugReportInput) (BugReportResult, error) {
+		call.Progress("collecting the bug report", 0)
+		report, err := bugReport(ctx, d, pid, in.LogsLimit)
+		if err != nil {
+			return BugReportResult{}, err
+		}
+		b, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			return BugReportResult{}, fmt.Errorf("encode bug report: %w", err)
+		}
+		b = append(b, '\n')
+		call.Progress("writing the bug report", 0.5)
+		path, err := writeArtifact(d.UserData, "bug-report-", ".json", b)
+		if err != nil {
+			return BugReportResult{}, err
+		}
+		call.Artifact("application/json", filepath.Base(path), path)
+		call.Progress("bug report written", 1)
+		return BugReportResult{Path: path, Bytes: int64(len(b)), Report: report}, nil
+	})
+
+	registry.Register(r, registry.Tool{
+		Name:         "app_screenshot",
+		Description:  "Capture a screenshot of the main application window.",
+		Capabilities: []protocol.Capability{protocol.CapReadOnly},
+	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ScreenshotResult, error) {
+		if d.CaptureWindow == nil {
+			return ScreenshotResult{}, protocol.Errorf(protocol.CodeToolFailed, "%s", ErrHeadless)
+		}
+		png, err := d.CaptureWindow(ctx)
+		if err != nil {
+			return ScreenshotResult{}, fmt.Errorf("capture the window: %w", err)
+		}
+		if !bytes.HasPrefix(png, pngSignature) {
+			return ScreenshotResult{}, errors.New("capture the window: the capture is not a PNG image")
+		}
+		path, err := writeArtifact(d.UserData, "app-", ".png", png)
+		if err != nil {
+			return ScreenshotResult{}, err
+		}
+		call.Artifact("image/png", filepath.Base(path), path)
+		return ScreenshotResult{Bytes: len(png), Path: path}, nil
+	})
+}
+
+// bugReport gathers the report of app_export_bug_report.
+func bugReport(ctx context.Context, d Deps, pid, logsLimit int) (BugReport, error) {
+	if logsLimit <= 0 {
+		logsLimit = 500
+	}
+	logs, err := d.Logger.Query(applog.Filter{Limit: logsLimit})
+	if err != nil {
+		return BugReport{}, err
+	}
+	if logs == nil {
+		logs = []applog.Entry{}
+	}
+	socketPath := ""
+	if d.SocketPath != nil {
+		socketPath = d.SocketPath()
+	}
+	cwd, _ := os.Getwd()
+	var summary *StateSummary
+	if d.State != nil {
+		st := d.State.Get()
+		summary = &StateSummary{Spaces: len(st.Spaces), WorkspaceTabs: len(st.WorkspaceTabs),
+			BrowserTabs: len(st.BrowserTabs), ActiveSpaceID: st.ActiveSpaceID, Settings: st.Settings}
+	}
+	tools := []ToolSummary{}
+	if d.Registry != nil {
+		for _, t := range d.Registry.List() {
+			caps := t.Capabilities
+			if caps == nil {
+				caps = []protocol.Capability{}
+			}
+			tools = append(tools, ToolSummary{Name: t.Name, Capabilities: caps})
+		}
+	}
+	return BugReport{
+		Schema:     BugReportSchema,
+		ExportedAt: time.Now().UTC().Format(time.RFC3339Nano),
+		App: BugReportApp{Version: d.Version, PID: pid, StartedAt: d.StartedAt.UTC().Format(time.RFC3339Nano),
+			SocketPath: socketPath, Label: d.Label},
+		Environment: Environment{Platform: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(), PID: pid,
+			Cwd: cwd, UptimeSeconds: time.Since(d.StartedAt).Seconds()},
+		StateSummary: summary,
+		Health:       health(ctx, d, pid),
+		Logs:         logs,
+		ToolRegistry: tools,
+		Storage:      Storage{DataDirectory: d.UserData, Collections: collections(d)},
+	}, nil
+}
+
+// writeArtifact writes b to a new file <userData>/artifacts/<prefix><UTC
+// timestamp><ext> (directory 0700, file 0600) and returns its path. Two
+// artifacts of the same millisecond get distinct names.
+func writeArtifact(userData, prefix, ext string, b []byte) (string, error) {
+	dir := filepath.Join(userData, ArtifactsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", fmt.Errorf("secure %s: %w", dir, err)
+	}
+	stamp := time.Now().UTC().Format("20060102T150405.000Z")
+	for n := 1; ; n++ {
+		name := prefix + stamp + ext
+		if n > 1 {
+			name = fmt.Sprintf("%s%s-%d%s", prefix, stamp, n, ext)
+		}
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && n < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("create %s: %w", path, err)
+		}
+		_, werr := f.Write(b)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(path)
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+		return path, nil
+	}
+}
