@@ -127,4 +127,83 @@ export const Topics = {
   toolEvent: 'tool_event',
   toolResult: 'tool_result',
   approvalsChanged: 'approvals_changed',
+  stateChanged: 'state_changed',
 } as const;
+
+// ---- App state (backend/state/types.go) ----
+
+/** A space: a named, colored workspace, optionally bound to a project folder. */
+export interface Space {
+  id: string;
+  name: string;
+  color: string;
+  cwd?: string;
+  projectId: string | null;
+  /** Unix milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WorkspaceTabKind = 'editor' | 'terminal' | 'agent' | 'preview' | 'git';
+
+export interface WorkspaceTab {
+  id: string;
+  spaceId: string;
+  kind: WorkspaceTabKind;
+  title: string;
+  cwd: string;
+  active: boolean;
+  terminalId: string | null;
+  activeFilePath: string | null;
+  openFilePaths: string[];
+  selectedGitFilePath: string | null;
+  createdAt: number;
+}
+
+export interface BrowserTab {
+  id: string;
+  spaceId: string;
+  url: string;
+  title: string;
+  active: boolean;
+}
+
+export type PackageManager = 'unknown' | 'npm' | 'pnpm' | 'yarn' | 'bun';
+
+export interface AppSettings {
+  autoRunOnOpen: boolean;
+  confirmOnClose: boolean;
+  stopServersOnClose: boolean;
+  showOutputOnRun: boolean;
+  defaultPackageManager: PackageManager;
+  debugMode: boolean;
+}
+
+/** The content of app_get_state (state.json). */
+export interface AppState {
+  version: number;
+  spaces: Space[];
+  activeSpaceId: string;
+  browserTabs: BrowserTab[];
+  workspaceTabs: WorkspaceTab[];
+  settings: AppSettings;
+}
+
+/** Payload of the "state_changed" Wails event: a hint to re-read. */
+export interface StateChangedPayload {
+  kind: 'spaces' | 'tabs' | 'settings';
+  ids?: string[];
+}
+
+/** One app log entry (applog.Entry), as app_get_logs returns it. */
+export interface LogEntry {
+  id: string;
+  ts: string;
+  level: 'debug' | 'info' | 'warn' | 'error';
+  source: string;
+  message: string;
+  caller?: string;
+  sessionId?: string;
+  toolName?: string;
+  data?: Record<string, unknown>;
+}

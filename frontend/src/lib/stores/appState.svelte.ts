@@ -1,0 +1,194 @@
+import {
+  call,
+  subscribe,
+  Topics,
+  type AppSettings,
+  type AppState,
+  type Space,
+  type ToolResult,
+  type WorkspaceTab,
+  type WorkspaceTabKind,
+} from '../bridge';
+import { errorText, toasts } from './toasts.svelte';
+
+/** The colors offered when recoloring a space (backend/state Palette). */
+export const PALETTE = ['#6366f1', '#10b981', '#f59e0b', '#ef4444', '#0ea5e9', '#a855f7'] as const;
+
+/**
+ * The app state (spaces, workspace tabs, settings) as the Go side keeps it in
+ * state.json. The store reads it with app_get_state, re-reads it whenever a
+ * "state_changed" hint arrives (from any caller, the CLI included), and
+ * performs every change as a tool call. Failed actions become toasts and
+ * resolve to undefined; they never throw.
+ */
+export class AppStateStore {
+  state = $state<AppState | null>(null);
+  /** True until the first read finished (ok or not). */
+  loading = $state(true);
+  /** Why the last read failed ('' when it did not). */
+  error = $state('');
+
+  spaces = $derived<Space[]>(this.state?.spaces ?? []);
+  activeSpaceId = $derived(this.state?.activeSpaceId ?? '');
+  activeSpace = $derived<Space | undefined>(this.spaces.find((s) => s.id === this.activeSpaceId));
+  /** Workspace tabs of the active space, in order. */
+  tabs = $derived<WorkspaceTab[]>((this.state?.workspaceTabs ?? []).filter((t) => t.spaceId === this.activeSpaceId));
+  activeTab = $derived<WorkspaceTab | undefined>(this.tabs.find((t) => t.active) ?? this.tabs[this.tabs.length - 1]);
+  settings = $derived<AppSettings | null>(this.state?.settings ?? null);
+  workspaceTabCount = $derived(this.state?.workspaceTabs.length ?? 0);
+  browserTabCount = $derived(this.state?.browserTabs.length ?? 0);
+
+  private off: (() => void) | null = null;
+  private inflight: Promise<void> | null = null;
+  private again = false;
+
+  /** Subscribes to state_changed and reads the state; returns stop. */
+  start(): () => void {
+    if (!this.off) {
+      try {
+        this.off = subscribe(Topics.stateChanged, () => void this.refresh());
+      } catch (err) {
+        this.error = errorText(err);
+      }
+    }
+    void this.refresh();
+    return () => this.stop();
+  }
+
+  stop(): void {
+    this.off?.();
+    this.off = null;
+  }
+
+  /** Re-reads the state. Calls that arrive while a read runs coalesce into one more read. */
+  refresh(): Promise<void> {
+    if (this.inflight) {
+      this.again = true;
+      return this.inflight;
+    }
+    this.inflight = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load();
+        } while (this.again);
+      } finally {
+        this.inflight = null;
+      }
+    })();
+    return this.inflight;
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const r = await call<AppState>('app_get_state');
+      if (r.ok && r.content) {
+        this.state = r.content;
+        this.error = '';
+      } else {
+        this.error = resultError(r, 'app_get_state');
+      }
+    } catch (err) {
+      this.error = errorText(err);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Runs a tool; on failure shows a toast and resolves undefined. Re-reads the state after success. */
+  private async act<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
+    let r: ToolResult<T>;
+    try {
+      r = await call<T>(tool, args);
+    } catch (err) {
+      toasts.push(errorText(err));
+      return undefined;
+    }
+    if (!r.ok) {
+      if (r.error?.code !== 'CANCELLED') toasts.push(resultError(r, tool));
+      return undefined;
+    }
+    await this.refresh();
+    return r.content;
+  }
+
+  /** Creates a space (active afterwards). Without a name: "Workspace N". */
+  createSpace(name?: string, opts: { color?: string; cwd?: string } = {}): Promise<Space | undefined> {
+    const args: Record<string, unknown> = { name: name?.trim() || this.nextSpaceName() };
+    if (opts.color) args.color = opts.color;
+    if (opts.cwd) args.cwd = opts.cwd;
+    return this.act<Space>('create_space', args);
+  }
+
+  renameSpace(spaceId: string, name: string): Promise<Space | undefined> {
+    const trimmed = name.trim();
+    if (!trimmed) {
+      toasts.push('A space needs a name.');
+      return Promise.resolve(undefined);
+    }
+    return this.act<Space>('update_space', { spaceId, name: trimmed });
+  }
+
+  recolorSpace(spaceId: string, color: string): Promise<Space | undefined> {
+    return this.act<Space>('update_space', { spaceId, color });
+  }
+
+  switchSpace(spaceId: string): Promise<Space | undefined> {
+    if (spaceId === this.activeSpaceId) return Promise.resolve(this.activeSpace);
+    return this.act<Space>('switch_space', { spaceId });
+  }
+
+  async closeSpace(spaceId: string): Promise<boolean> {
+    const r = await this.act<{ closed: boolean }>('close_space', { spaceId });
+    return r?.closed ?? false;
+  }
+
+  /** Opens a workspace tab in the active space (cwd: the space's folder, else "~"). */
+  openTab(kind: WorkspaceTabKind = 'editor', opts: { title?: string; cwd?: string } = {}): Promise<WorkspaceTab | undefined> {
+    const cwd = opts.cwd || this.activeSpace?.cwd || '~';
+    const title = opts.title || defaultTitle(kind, cwd);
+    const args: Record<string, unknown> = { title, cwd, kind };
+    if (this.activeSpaceId) args.spaceId = this.activeSpaceId;
+    return this.act<WorkspaceTab>('open_workspace_tab', args);
+  }
+
+  focusTab(tabId: string): Promise<WorkspaceTab | undefined> {
+    return this.act<WorkspaceTab>('focus_workspace_tab', { tabId });
+  }
+
+  async closeTab(tabId: string): Promise<boolean> {
+    const r = await this.act<{ closed: boolean }>('close_workspace_tab', { tabId });
+    return r?.closed ?? false;
+  }
+
+  patchSettings(patch: Partial<AppSettings>): Promise<AppSettings | undefined> {
+    return this.act<{ settings: AppSettings }>('set_app_settings', { settings: patch }).then((r) => r?.settings);
+  }
+
+  private nextSpaceName(): string {
+    const taken = new Set(this.spaces.map((s) => s.name));
+    let n = this.spaces.length + 1;
+    while (taken.has(`Workspace ${n}`)) n++;
+    return `Workspace ${n}`;
+  }
+}
+
+function defaultTitle(kind: WorkspaceTabKind, cwd: string): string {
+  const base = cwd.replace(/\/+$/, '').split('/').pop() || cwd;
+  const label = kind.charAt(0).toUpperCase() + kind.slice(1);
+  return base && base !== '~' ? `${label} · ${base}` : label;
+}
+
+function resultError(r: ToolResult<unknown>, tool: string): string {
+  return `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? `${tool} failed`}`;
+}
+
+/** Initials of a space name for its avatar: "My project" → "MP", "meith" → "ME". */
+export function initials(name: string): string {
+  const words = name.trim().split(/[\s_\-./]+/).filter(Boolean);
+  if (words.length === 0) return '?';
+  if (words.length === 1) return [...words[0]].slice(0, 2).join('').toUpperCase();
+  return ([...words[0]][0] + [...words[1]][0]).toUpperCase();
+}
+
+export const appState = new AppStateStore();

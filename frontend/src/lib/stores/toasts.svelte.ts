@@ -1,0 +1,37 @@
+import { BridgeError } from '../bridge';
+
+export interface Toast {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+/** Short messages at the bottom of the window; errors of actions land here. */
+class ToastStore {
+  list = $state<Toast[]>([]);
+  private seq = 0;
+
+  push(text: string, kind: Toast['kind'] = 'error', ttlMs = 7000): number {
+    const id = ++this.seq;
+    this.list = [...this.list.slice(-3), { id, kind, text }];
+    if (ttlMs > 0) setTimeout(() => this.dismiss(id), ttlMs);
+    return id;
+  }
+
+  dismiss(id: number): void {
+    this.list = this.list.filter((t) => t.id !== id);
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+}
+
+/** "CODE: message" for a BridgeError, the text of anything else. */
+export function errorText(err: unknown): string {
+  if (err instanceof BridgeError) return `${err.code}: ${err.message}`;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export const toasts = new ToastStore();
