@@ -51,6 +51,9 @@ bash scripts/smoke-headless.sh build/bin/meith-headless
 section "smoke: desktop window under Xvfb"
 xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
 
+section "e2e: UI in Chromium against the dev binary (real Go backend)"
+bash scripts/e2e.sh
+
 section "bench: socketbench (numbers for the log; ratios are not asserted)"
 go run ./bench/cmd/socketbench -n 4000 -d 1s
 
