@@ -354,7 +354,9 @@ func (j *File) compactLocked() error {
 		return err
 	}
 	// Open the new handle before the rename, so that a successful rename
-	// always leaves appends going to the file at j.path.
+	// always leaves appends going to the file at j.path. (This step, and
+	// copying from the open file, is why compaction does not use
+	// atomicfile.WriteFile.)
 	f, err := os.OpenFile(tmp.Name(), os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/meith-dev/meith/backend/atomicfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -292,7 +293,7 @@ func (s *Store) Flush() error {
 	s.dirty = false
 	s.mu.Unlock()
 	if err == nil {
-		err = writeAtomic(s.path, append(b, '\n'))
+		err = atomicfile.WriteFile(s.path, append(b, '\n'), 0o600)
 	}
 	if err != nil {
 		s.mu.Lock()
@@ -311,40 +312,6 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	return s.Flush()
-}
-
-// writeAtomic writes b to path through a 0600 temp file in the same
-// directory, synced before it is renamed over path.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op once renamed
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
 
 // diff lists what changed from a to b, one Change per kind.
