@@ -15,11 +15,11 @@ func TestImports(t *testing.T) {
 	}
 	const mod = "github.com/meith-dev/meith/"
 	allowed := map[string]bool{
-		mod + "backend/cli":       true,
-		mod + "backend/client":    true,
-		mod + "backend/protocol":  true,
-		mod + "backend/discovery": true,
-		mod + "backend/buildinfo": true,
+		mod + "backend/cli":        true,
+		mod + "backend/client":     true,
+		mod + "backend/protocol":   true,
+		mod + "backend/discovery":  true,
+		mod + "backend/buildinfo":  true,
 		mod + "backend/atomicfile": true, // through discovery
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
