@@ -14,7 +14,7 @@ wait_instance() {
   local bin=$1 pid=$2 secs=$3 i
   for ((i = 0; i < secs * 5; i++)); do
     kill -0 "$pid" 2>/dev/null || return 1
-    if "$bin" app list 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$pid"; then
+    if "$bin" app list 2>/dev/null | awk 'NR > 1 {print $1}' | grep -x "$pid" >/dev/null; then
       return 0
     fi
     sleep 0.2

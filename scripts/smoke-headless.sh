@@ -32,7 +32,7 @@ grep -q 'this build has no GUI' "$tmp/srv.err" || fail "no 'no GUI' notice on st
 timeout 20 "$BIN" call app_health >"$tmp/health.json"
 grep -q '"status": "ok"' "$tmp/health.json" || { cat "$tmp/health.json"; fail "app_health is not ok"; }
 echo "app_health: ok"
-timeout 20 "$BIN" tools | grep -q '^app_health' || fail "meith tools does not list app_health"
+timeout 20 "$BIN" tools | grep '^app_health' >/dev/null || fail "meith tools does not list app_health"
 timeout 20 "$BIN" ping --count 2
 rc=0
 timeout 20 "$BIN" call app_set_debug_mode --enabled true >"$tmp/deny.out" 2>&1 || rc=$?
@@ -47,8 +47,8 @@ echo "starting $BIN serve --grant-cli writes-files --label ci"
 "$BIN" serve --grant-cli writes-files --label ci >"$tmp/srv.out" 2>"$tmp/srv.err" &
 srv_pid=$!
 wait_instance "$BIN" "$srv_pid" 20 || { cat "$tmp/srv.out" "$tmp/srv.err" >&2; fail "no instance within 20 s"; }
-"$BIN" app list | grep -q " ci$" || fail "the label does not show in meith app list"
-timeout 20 "$BIN" call app_set_debug_mode --enabled true | grep -q '"debugMode": true' || fail "the granted call failed"
+"$BIN" app list | grep " ci$" >/dev/null || fail "the label does not show in meith app list"
+timeout 20 "$BIN" call app_set_debug_mode --enabled true | grep '"debugMode": true' >/dev/null || fail "the granted call failed"
 echo "privileged call with --grant-cli: allowed"
 stop_pid "$srv_pid"
 srv_pid=""

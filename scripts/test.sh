@@ -36,7 +36,7 @@ go test -race -count=1 -tags webkit2_41 ./...
 
 section "build: headless binary (CGO_ENABLED=0, no Wails)"
 CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
-if CGO_ENABLED=0 go list -deps -tags headless . | grep -q wailsapp; then
+if CGO_ENABLED=0 go list -deps -tags headless . | grep wailsapp >/dev/null; then
   fail "the headless build imports Wails"
 fi
 ls -l build/bin/meith-headless
