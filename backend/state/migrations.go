@@ -14,6 +14,7 @@ type migration func(doc map[string]any, now int64) error
 // later layout change appends one step and bumps CurrentVersion.
 var migrations = []migration{
 	0: migrateV0toV1,
+	1: migrateV1toV2,
 }
 
 // migrate brings doc from its version to CurrentVersion. A document without
@@ -83,6 +84,36 @@ func migrateV0toV1(doc map[string]any, now int64) error {
 	}
 	if doc["settings"] == nil {
 		doc["settings"] = map[string]any{}
+	}
+	return nil
+}
+
+// migrateV1toV2 adds the workspace layout: every space gets the default
+// layout (one pane, drawer closed) and every tab the primary pane.
+func migrateV1toV2(doc map[string]any, now int64) error {
+	def := DefaultLayout()
+	for _, key := range []string{"spaces", "browserTabs", "workspaceTabs"} {
+		list, ok := doc[key].([]any)
+		if !ok {
+			if doc[key] == nil {
+				continue
+			}
+			return fmt.Errorf("%s is not a list", key)
+		}
+		for i, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				return fmt.Errorf("%s[%d] is not an object", key, i)
+			}
+			if key == "spaces" {
+				if m["layout"] == nil {
+					m["layout"] = map[string]any{"split": def.Split, "splitRatio": def.SplitRatio, "focusedPane": def.FocusedPane,
+						"primaryTabId": "", "secondaryTabId": "", "drawerOpen": def.DrawerOpen, "drawerHeight": float64(def.DrawerHeight)}
+				}
+			} else if m["pane"] == nil {
+				m["pane"] = PanePrimary
+			}
+		}
 	}
 	return nil
 }

@@ -169,6 +169,7 @@ func decode(raw []byte, now int64) (State, int, error) {
 		return State{}, from, fmt.Errorf("invalid shape: %w", err)
 	}
 	st = st.Clone() // normalizes nil lists to empty ones
+	st.NormalizeLayouts()
 	if err := st.Validate(); err != nil {
 		return State{}, from, fmt.Errorf("invalid state: %w", err)
 	}
@@ -210,6 +211,7 @@ func (s *Store) Update(fn func(*State) error) error {
 	}
 	next = next.Clone() // normalize nil lists, drop references fn kept
 	next.Version = CurrentVersion
+	next.NormalizeLayouts()
 	if err := next.Validate(); err != nil {
 		s.mu.Unlock()
 		return fmt.Errorf("state: update refused: %w", err)

@@ -395,7 +395,7 @@ func TestSubscribe(t *testing.T) {
 		{"open tab", func(st *State) error {
 			st.WorkspaceTabs = append(st.WorkspaceTabs, WorkspaceTab{ID: "wtab_1", SpaceID: first, Kind: KindEditor, Title: "t", Cwd: "/"})
 			return nil
-		}, []string{"tabs1"}},
+		}, []string{"spaces1", "tabs1"}}, // the new tab is shown: the space's layout changed too
 		{"settings", func(st *State) error { st.Settings.DebugMode = true; return nil }, []string{"settings0"}},
 		{"close space with tab", func(st *State) error {
 			st.Spaces = st.Spaces[1:]

@@ -16,7 +16,7 @@ import (
 
 // CurrentVersion is the version of the state.json layout this build writes.
 // Each bump adds one step to the migration chain (see migrations.go).
-const CurrentVersion = 1
+const CurrentVersion = 2
 
 // Id prefixes of the state's objects (ids are "<prefix>_<12 hex>").
 const (
@@ -71,8 +71,10 @@ type Space struct {
 	// ProjectID is the project bound to the space (projects are a later
 	// issue; always null for now).
 	ProjectID *string `json:"projectId"`
-	CreatedAt int64   `json:"createdAt"` // Unix milliseconds
-	UpdatedAt int64   `json:"updatedAt"` // Unix milliseconds
+	// Layout is how the space's workspace is arranged in the window.
+	Layout    Layout `json:"layout"`
+	CreatedAt int64  `json:"createdAt"` // Unix milliseconds
+	UpdatedAt int64  `json:"updatedAt"` // Unix milliseconds
 }
 
 // BrowserTab is a browser tab of a space. The browser issue fills in its
@@ -83,6 +85,8 @@ type BrowserTab struct {
 	URL     string `json:"url"`
 	Title   string `json:"title"`
 	Active  bool   `json:"active"`
+	// Pane is the pane of the space's workspace that holds the tab.
+	Pane string `json:"pane"`
 }
 
 // WorkspaceTab is an editor, terminal, agent, preview or git tab of a space.
@@ -94,6 +98,8 @@ type WorkspaceTab struct {
 	Cwd     string `json:"cwd"`
 	// Active marks the active workspace tab of its space (at most one).
 	Active bool `json:"active"`
+	// Pane is the pane of the space's workspace that holds the tab.
+	Pane string `json:"pane"`
 	// TerminalID is the live terminal session of a terminal tab.
 	TerminalID *string `json:"terminalId"`
 	// ActiveFilePath is the focused file of an editor tab (relative to Cwd).
@@ -144,7 +150,7 @@ func Default(now int64) State {
 
 // NewSpace returns a space with a fresh id.
 func NewSpace(name, color string, now int64) Space {
-	return Space{ID: newID(SpacePrefix), Name: name, Color: color, CreatedAt: now, UpdatedAt: now}
+	return Space{ID: newID(SpacePrefix), Name: name, Color: color, Layout: DefaultLayout(), CreatedAt: now, UpdatedAt: now}
 }
 
 // Space returns a pointer to the space with id in s, or nil.
@@ -219,8 +225,8 @@ func clonePtr[T any](p *T) *T {
 // Validate checks the invariants of a state: the current version; at least
 // one space; unique, non-empty ids across spaces and tabs; non-empty space
 // names; an active space that exists; every tab in an existing space; valid
-// workspace tab kinds; at most one active workspace tab per space; a known
-// default package manager.
+// workspace tab kinds; at most one active workspace tab per space; layouts
+// as [State.NormalizeLayouts] leaves them; a known default package manager.
 func (s *State) Validate() error {
 	if s.Version != CurrentVersion {
 		return fmt.Errorf("version %d, want %d", s.Version, CurrentVersion)
@@ -277,6 +283,9 @@ func (s *State) Validate() error {
 			}
 			active[t.SpaceID] = t.ID
 		}
+	}
+	if err := s.validateLayouts(); err != nil {
+		return err
 	}
 	if !slices.Contains(PackageManagers, s.Settings.DefaultPackageManager) {
 		return fmt.Errorf("unknown default package manager %q", s.Settings.DefaultPackageManager)

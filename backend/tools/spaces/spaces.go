@@ -1,14 +1,17 @@
 // Package spaces registers the space and workspace-tab tools: list_spaces,
 // create_space, update_space, switch_space, close_space, open_workspace_tab,
 // set_workspace_tab_terminal, set_workspace_tab_file, focus_workspace_tab and
-// close_workspace_tab. They read and change the app state through a
-// [state.Store].
+// close_workspace_tab (the original's ten), plus set_space_layout and
+// move_tab, which keep the window's split, panes and drawer in the state so
+// that they survive a restart and agents see them. They read and change the
+// app state through a [state.Store].
 package spaces
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +67,24 @@ type OpenTabInput struct {
 	SpaceID             string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)"`
 	TerminalID          string `json:"terminalId,omitempty" jsonschema:"live terminal session of a terminal tab"`
 	SelectedGitFilePath string `json:"selectedGitFilePath,omitempty" jsonschema:"selected file of a git tab, relative to cwd"`
+	Pane                string `json:"pane,omitempty" jsonschema:"pane to open the tab in (default: the space's focused pane); secondary splits the workspace" enum:"primary,secondary"`
+}
+
+// LayoutInput is the input of set_space_layout. Absent fields keep their
+// value.
+type LayoutInput struct {
+	SpaceID      string   `json:"spaceId,omitempty" jsonschema:"the space (default: the active space)"`
+	Split        *bool    `json:"split,omitempty" jsonschema:"show the secondary pane; false moves its tabs into the primary pane"`
+	SplitRatio   *float64 `json:"splitRatio,omitempty" jsonschema:"the primary pane's share of the width while split" minimum:"0.15" maximum:"0.85"`
+	FocusedPane  string   `json:"focusedPane,omitempty" jsonschema:"the pane that has the focus" enum:"primary,secondary"`
+	DrawerOpen   *bool    `json:"drawerOpen,omitempty" jsonschema:"show the bottom drawer"`
+	DrawerHeight *int     `json:"drawerHeight,omitempty" jsonschema:"height of the bottom drawer in pixels" minimum:"120" maximum:"800"`
+}
+
+// MoveTabInput is the input of move_tab.
+type MoveTabInput struct {
+	TabID string `json:"tabId" jsonschema:"the workspace or browser tab"`
+	Pane  string `json:"pane" jsonschema:"the pane to move the tab to" enum:"primary,secondary"`
 }
 
 // TabInput is the input of focus_workspace_tab and close_workspace_tab.
@@ -92,7 +113,7 @@ var (
 	destructive = []protocol.Capability{protocol.CapDestructive}
 )
 
-// Register adds the ten space and workspace-tab tools to r.
+// Register adds the space, workspace-tab and layout tools to r.
 func Register(r *registry.Registry, d Deps) {
 	if d.Now == nil {
 		d.Now = time.Now
@@ -219,22 +240,34 @@ func Register(r *registry.Registry, d Deps) {
 			if _, err := nonEmpty("cwd", in.Cwd); err != nil {
 				return state.WorkspaceTab{}, err
 			}
+			cwd := tabCwd(in.Cwd, call.Client.Cwd)
 			var out state.WorkspaceTab
 			err = update(st, func(s *state.State) error {
 				spaceID := in.SpaceID
 				if spaceID == "" {
 					spaceID = s.ActiveSpaceID
-				} else if s.Space(spaceID) == nil {
+				}
+				sp := s.Space(spaceID)
+				if sp == nil {
 					return spaceNotFound(spaceID)
+				}
+				pane := in.Pane
+				if pane == "" {
+					pane = sp.Layout.FocusedPane
+				}
+				if pane == state.PaneSecondary {
+					sp.Layout.Split = true
 				}
 				tab := state.WorkspaceTab{
 					ID: protocol.NewID(state.WorkspaceTabPrefix), SpaceID: spaceID, Kind: in.Kind, Title: title,
-					Cwd: in.Cwd, Active: true, TerminalID: optional(in.TerminalID), OpenFilePaths: []string{},
+					Cwd: cwd, Pane: pane, TerminalID: optional(in.TerminalID), OpenFilePaths: []string{},
 					SelectedGitFilePath: optional(in.SelectedGitFilePath), CreatedAt: now(),
 				}
-				activate(s, spaceID, "")
 				s.WorkspaceTabs = append(s.WorkspaceTabs, tab)
-				out = tab.Clone()
+				if err := s.ShowTab(tab.ID); err != nil {
+					return err
+				}
+				out = s.WorkspaceTab(tab.ID).Clone()
 				return nil
 			})
 			return out, err
@@ -279,11 +312,12 @@ func Register(r *registry.Registry, d Deps) {
 		func(ctx context.Context, call *registry.Call, in TabInput) (state.WorkspaceTab, error) {
 			var out state.WorkspaceTab
 			err := update(st, func(s *state.State) error {
-				t := s.WorkspaceTab(in.TabID)
-				if t == nil {
+				if s.WorkspaceTab(in.TabID) == nil {
 					return tabNotFound(in.TabID)
 				}
-				activate(s, t.SpaceID, t.ID)
+				if err := s.ShowTab(in.TabID); err != nil {
+					return err
+				}
 				out = s.WorkspaceTab(in.TabID).Clone()
 				return nil
 			})
@@ -293,29 +327,85 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "close_workspace_tab", Description: "Close a workspace tab.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
 			err := update(st, func(s *state.State) error {
-				i := slices.IndexFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.ID == in.TabID })
-				if i < 0 {
+				// Terminals are a later issue: when they exist, closing a
+				// terminal tab also kills its terminal.
+				_, err := s.RemoveWorkspaceTab(in.TabID)
+				if state.IsTabNotFound(err) {
 					return tabNotFound(in.TabID)
 				}
-				closed := s.WorkspaceTabs[i]
-				// Terminals are a later issue: when they exist, closing a
-				// terminal tab also kills its terminal (closed.TerminalID).
-				s.WorkspaceTabs = slices.Delete(s.WorkspaceTabs, i, i+1)
-				if closed.Active {
-					// Reactivate the newest remaining tab of the space.
-					for j := len(s.WorkspaceTabs) - 1; j >= 0; j-- {
-						if s.WorkspaceTabs[j].SpaceID == closed.SpaceID {
-							s.WorkspaceTabs[j].Active = true
-							break
-						}
-					}
-				}
-				return nil
+				return err
 			})
 			if err != nil {
 				return ClosedResult{}, err
 			}
 			return ClosedResult{Closed: true}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "set_space_layout", Description: "Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in LayoutInput) (state.Space, error) {
+			var out state.Space
+			err := update(st, func(s *state.State) error {
+				spaceID := in.SpaceID
+				if spaceID == "" {
+					spaceID = s.ActiveSpaceID
+				}
+				sp := s.Space(spaceID)
+				if sp == nil {
+					return spaceNotFound(spaceID)
+				}
+				if in.Split != nil {
+					if err := s.SetSplit(spaceID, *in.Split); err != nil {
+						return err
+					}
+				}
+				l := &sp.Layout
+				if in.SplitRatio != nil {
+					l.SplitRatio = *in.SplitRatio
+				}
+				if in.FocusedPane != "" {
+					if in.FocusedPane == state.PaneSecondary && !l.Split {
+						return protocol.Errorf(protocol.CodeToolFailed, "Space %s is not split: it has no secondary pane to focus", spaceID)
+					}
+					l.FocusedPane = in.FocusedPane
+				}
+				if in.DrawerOpen != nil {
+					l.DrawerOpen = *in.DrawerOpen
+				}
+				if in.DrawerHeight != nil {
+					l.DrawerHeight = *in.DrawerHeight
+				}
+				s.NormalizeLayouts()
+				out = s.Space(spaceID).Clone()
+				return nil
+			})
+			return out, err
+		})
+
+	registry.Register(r, registry.Tool{Name: "move_tab", Description: "Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in MoveTabInput) (state.Space, error) {
+			var out state.Space
+			err := update(st, func(s *state.State) error {
+				err := s.MoveTab(in.TabID, in.Pane)
+				switch {
+				case state.IsTabNotFound(err):
+					return protocol.Errorf(protocol.CodeToolFailed, "Tab %s not found", in.TabID)
+				case state.IsBrowserPane(err):
+					return protocol.Errorf(protocol.CodeToolFailed, "Only one pane can hold browser tabs: the space's other browser tabs are in the other pane")
+				case err != nil:
+					return err
+				}
+				ref := s.WorkspaceTab(in.TabID)
+				spaceID := ""
+				if ref != nil {
+					spaceID = ref.SpaceID
+				} else if b := s.BrowserTab(in.TabID); b != nil {
+					spaceID = b.SpaceID
+				}
+				s.NormalizeLayouts()
+				out = s.Space(spaceID).Clone()
+				return nil
+			})
+			return out, err
 		})
 }
 
@@ -345,16 +435,6 @@ func updateTab(st *state.Store, id string, fn func(*state.WorkspaceTab) error) (
 		return nil
 	})
 	return out, err
-}
-
-// activate makes id the only active workspace tab of space (none when id
-// is "").
-func activate(s *state.State, space, id string) {
-	for i := range s.WorkspaceTabs {
-		if s.WorkspaceTabs[i].SpaceID == space {
-			s.WorkspaceTabs[i].Active = s.WorkspaceTabs[i].ID == id
-		}
-	}
 }
 
 func spaceNotFound(id string) error {
@@ -401,6 +481,19 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// tabCwd resolves the working directory of a new tab: "~" and "~/…" name
+// the user's home, a relative path is relative to the caller's cwd.
+func tabCwd(p, base string) string {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
+		}
+		return p
+	}
+	return absPath(p, base)
 }
 
 // absPath makes p absolute and clean, resolving a relative p against base

@@ -62,10 +62,11 @@ func TestCapabilities(t *testing.T) {
 		"open_workspace_tab": protocol.CapWritesFiles, "set_workspace_tab_terminal": protocol.CapWritesFiles,
 		"set_workspace_tab_file": protocol.CapWritesFiles, "focus_workspace_tab": protocol.CapWritesFiles,
 		"close_workspace_tab": protocol.CapDestructive,
+		"set_space_layout":    protocol.CapWritesFiles, "move_tab": protocol.CapWritesFiles,
 	}
 	names := e.reg.Names()
 	if len(names) != len(want) {
-		t.Errorf("registered %v, want the %d tools of the spaces family", names, len(want))
+		t.Errorf("registered %v, want the %d tools of the spaces family (10 of the original, 2 for the layout)", names, len(want))
 	}
 	for name, c := range want {
 		d, ok := e.reg.Describe(name)
@@ -321,5 +322,113 @@ func TestErrors(t *testing.T) {
 		if after := e.store.Get(); fmt.Sprint(after) != fmt.Sprint(before) {
 			t.Errorf("%s(%s) failed but changed the state", tt.tool, tt.args)
 		}
+	}
+}
+
+func TestLayoutTools(t *testing.T) {
+	e := newEnv(t)
+	var w1, w2, w3 state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"One","cwd":"~"}`, &w1)
+	e.ok("open_workspace_tab", `{"title":"Two","cwd":"sub"}`, &w2)
+	if w1.Pane != state.PanePrimary || w2.Cwd != "/base/sub" || !filepath.IsAbs(w1.Cwd) {
+		t.Errorf("opened tabs = pane %q cwd %q / %q, want primary, an absolute home and /base/sub", w1.Pane, w1.Cwd, w2.Cwd)
+	}
+	// A tab opened into the secondary pane splits the workspace and takes the focus.
+	e.ok("open_workspace_tab", `{"title":"Three","cwd":"/x","kind":"agent","pane":"secondary"}`, &w3)
+	sp := e.store.Get().Spaces[0]
+	if w3.Pane != state.PaneSecondary || !sp.Layout.Split || sp.Layout.SecondaryTabID != w3.ID || sp.Layout.FocusedPane != state.PaneSecondary ||
+		sp.Layout.PrimaryTabID != w2.ID {
+		t.Fatalf("after opening into secondary: tab pane %s, layout %+v", w3.Pane, sp.Layout)
+	}
+	// The next tab without a pane opens where the focus is.
+	var w4 state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"Four","cwd":"/x"}`, &w4)
+	if w4.Pane != state.PaneSecondary {
+		t.Errorf("tab opened while secondary has focus = %s, want secondary", w4.Pane)
+	}
+
+	var got state.Space
+	e.ok("set_space_layout", `{"splitRatio":0.3,"drawerOpen":true,"drawerHeight":300,"focusedPane":"primary"}`, &got)
+	if l := got.Layout; l.SplitRatio != 0.3 || !l.DrawerOpen || l.DrawerHeight != 300 || l.FocusedPane != state.PanePrimary || !l.Split {
+		t.Errorf("set_space_layout = %+v", l)
+	}
+	// Moving w1 into the secondary pane shows it there.
+	e.ok("move_tab", fmt.Sprintf(`{"tabId":%q,"pane":"secondary"}`, w1.ID), &got)
+	if got.Layout.SecondaryTabID != w1.ID || got.Layout.PrimaryTabID != w2.ID {
+		t.Errorf("after move_tab: %+v", got.Layout)
+	}
+	// Closing the split merges the panes; the focused pane's tab stays shown.
+	e.ok("set_space_layout", `{"split":false}`, &got)
+	if got.Layout.Split || got.Layout.PrimaryTabID != w1.ID {
+		t.Errorf("after unsplit: %+v", got.Layout)
+	}
+	for _, tab := range e.store.Get().WorkspaceTabs {
+		if tab.Pane != state.PanePrimary {
+			t.Errorf("tab %s in pane %s after unsplit", tab.Title, tab.Pane)
+		}
+	}
+	// The layout is in state.json and comes back after a restart.
+	e.ok("set_space_layout", `{"split":true,"splitRatio":0.6}`, nil)
+	e.ok("move_tab", fmt.Sprintf(`{"tabId":%q,"pane":"secondary"}`, w3.ID), nil)
+	if err := e.store.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := state.Open(e.store.Path(), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if l := again.Get().Spaces[0].Layout; !l.Split || l.SplitRatio != 0.6 || l.SecondaryTabID != w3.ID || !l.DrawerOpen || l.DrawerHeight != 300 {
+		t.Errorf("layout after reopening state.json = %+v", l)
+	}
+
+	for _, tc := range []struct{ tool, args, code, msg string }{
+		{"set_space_layout", `{"splitRatio":0.95}`, "VALIDATION_ERROR", "splitRatio"},
+		{"set_space_layout", `{"drawerHeight":20}`, "VALIDATION_ERROR", "drawerHeight"},
+		{"set_space_layout", `{"focusedPane":"left"}`, "VALIDATION_ERROR", "focusedPane"},
+		{"set_space_layout", `{"spaceId":"space_nope","split":true}`, "TOOL_FAILED", "not found"},
+		{"move_tab", `{"tabId":"wtab_nope","pane":"primary"}`, "TOOL_FAILED", "not found"},
+		{"move_tab", fmt.Sprintf(`{"tabId":%q,"pane":"middle"}`, w1.ID), "VALIDATION_ERROR", "pane"},
+		{"move_tab", fmt.Sprintf(`{"tabId":%q}`, w1.ID), "VALIDATION_ERROR", "pane"},
+		{"open_workspace_tab", `{"title":"x","cwd":"/","pane":"third"}`, "VALIDATION_ERROR", "pane"},
+	} {
+		res := e.call(tc.tool, tc.args)
+		if res.OK || string(res.Error.Code) != tc.code || !strings.Contains(res.Error.Message, tc.msg) {
+			t.Errorf("%s(%s) = %+v, want %s mentioning %q", tc.tool, tc.args, res.Error, tc.code, tc.msg)
+		}
+	}
+	e.ok("set_space_layout", `{"split":false}`, nil)
+	res := e.call("set_space_layout", `{"focusedPane":"secondary"}`)
+	if res.OK || !strings.Contains(res.Error.Message, "not split") {
+		t.Errorf("focusing the secondary pane of an unsplit space = %+v, want TOOL_FAILED", res.Error)
+	}
+}
+
+func TestMoveBrowserTabRule(t *testing.T) {
+	e := newEnv(t)
+	var w state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"title":"One","cwd":"/"}`, &w)
+	// Browser tabs arrive with the browser issue; put two into the state directly.
+	space := e.store.Get().ActiveSpaceID
+	if err := e.store.Update(func(s *state.State) error {
+		for _, id := range []string{"btab_a", "btab_b"} {
+			s.BrowserTabs = append(s.BrowserTabs, state.BrowserTab{ID: id, SpaceID: space, URL: "http://127.0.0.1/", Pane: state.PanePrimary})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.call("move_tab", `{"tabId":"btab_a","pane":"secondary"}`)
+	if res.OK || !strings.Contains(res.Error.Message, "Only one pane can hold browser tabs") {
+		t.Fatalf("move_tab(browser tab away from its sibling) = %+v, want the one-pane error", res.Error)
+	}
+	if s := e.store.Get(); s.Spaces[0].Layout.Split || s.BrowserTabs[0].Pane != state.PanePrimary {
+		t.Errorf("a refused move changed the state: %+v", s.Spaces[0].Layout)
+	}
+	// Showing a browser tab is moving it to its own pane.
+	var sp state.Space
+	e.ok("move_tab", `{"tabId":"btab_b","pane":"primary"}`, &sp)
+	if sp.Layout.PrimaryTabID != "btab_b" {
+		t.Errorf("primary pane shows %s, want btab_b", sp.Layout.PrimaryTabID)
 	}
 }
