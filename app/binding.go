@@ -84,9 +84,13 @@ type App struct {
 	// tests set a fake). onStartup runs at the end of Startup.
 	newEmitter func(ctx context.Context) emitter
 	onStartup  func(ctx context.Context)
+	// pickFolder shows the native folder dialog (run.go sets it; tests set
+	// a fake). It returns "" when the user cancels.
+	pickFolder func(ctx context.Context, title string) (string, error)
 
 	mu       sync.Mutex
 	em       emitter
+	wctx     context.Context // the Wails context, set by Startup
 	base     context.Context // parent of every call; cancelled by Shutdown
 	stop     context.CancelFunc
 	calls    map[string]context.CancelFunc
@@ -126,6 +130,7 @@ func (a *App) Startup(ctx context.Context) {
 		return
 	}
 	a.started = true
+	a.wctx = ctx
 	if a.newEmitter != nil {
 		a.em = a.newEmitter(ctx)
 	}
@@ -242,6 +247,30 @@ func (a *App) Cancel(callID string) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// OpenFolderDialog shows the native folder picker and returns the chosen
+// folder's absolute path, or "" when the user cancels. The UI then opens the
+// folder as a space with create_space {cwd}, which reuses the space that
+// already has that folder.
+func (a *App) OpenFolderDialog(title string) (string, error) {
+	a.mu.Lock()
+	ctx, pick, shut := a.wctx, a.pickFolder, a.shutdown
+	a.mu.Unlock()
+	switch {
+	case shut:
+		return "", protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing")
+	case pick == nil || ctx == nil:
+		return "", protocol.Errorf(protocol.CodeToolFailed, "no native folder dialog is available in this build")
+	}
+	if title == "" {
+		title = "Open folder as a space"
+	}
+	dir, err := pick(ctx, title)
+	if err != nil {
+		return "", protocol.Errorf(protocol.CodeToolFailed, "folder dialog: %v", err)
+	}
+	return dir, nil
 }
 
 // PendingApprovals returns the privileged CLI calls waiting for the user,

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -566,5 +567,45 @@ func TestNoStateNoStateEvents(t *testing.T) {
 	}
 	if n := em.count(isStateChanged); n != 0 {
 		t.Errorf("a binding without a store emitted %d state_changed events", n)
+	}
+}
+
+func TestOpenFolderDialog(t *testing.T) {
+	// Without a picker (a build without the window) it fails clearly.
+	a, _ := startApp(t, newTestRegistry(t, nil), nil)
+	if _, err := a.OpenFolderDialog(""); protocol.CodeOf(err) != protocol.CodeToolFailed {
+		t.Errorf("OpenFolderDialog without a picker = %v, want TOOL_FAILED", err)
+	}
+
+	b := New(newTestRegistry(t, nil), nil)
+	var gotTitle string
+	var gotCtx context.Context
+	answer, answerErr := "/home/me/project", error(nil)
+	b.pickFolder = func(ctx context.Context, title string) (string, error) {
+		gotCtx, gotTitle = ctx, title
+		return answer, answerErr
+	}
+	wctx := context.WithValue(context.Background(), struct{}{}, "wails")
+	b.Startup(wctx)
+	for _, tc := range []struct {
+		title, answer string
+		err           error
+		want, code    string
+		wantTitle     string
+	}{
+		{"", "/home/me/project", nil, "/home/me/project", "", "Open folder as a space"},
+		{"Pick", "", nil, "", "", "Pick"}, // cancelled
+		{"", "", errors.New("no display"), "", "TOOL_FAILED", "Open folder as a space"},
+	} {
+		answer, answerErr = tc.answer, tc.err
+		got, err := b.OpenFolderDialog(tc.title)
+		if got != tc.want || string(protocol.CodeOf(err)) != tc.code || gotTitle != tc.wantTitle || gotCtx != wctx {
+			t.Errorf("OpenFolderDialog(%q) = %q, %v (title %q); want %q, code %q, title %q, the Wails context",
+				tc.title, got, err, gotTitle, tc.want, tc.code, tc.wantTitle)
+		}
+	}
+	b.Shutdown(context.Background())
+	if _, err := b.OpenFolderDialog(""); protocol.CodeOf(err) != protocol.CodeRuntimeShuttingDown {
+		t.Errorf("OpenFolderDialog after Shutdown = %v, want RUNTIME_SHUTTING_DOWN", err)
 	}
 }

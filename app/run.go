@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -45,6 +46,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 		return 1
 	}
 	cfg.Desktop = true
+	cfg.CaptureWindow = captureWindow
 	inst, err := instance.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
@@ -81,6 +83,12 @@ const quitRetry = time.Second
 
 func run(ctx context.Context, a *App) error {
 	a.newEmitter = func(wctx context.Context) emitter { return wailsEmitter{ctx: wctx} }
+	a.pickFolder = func(wctx context.Context, title string) (string, error) {
+		home, _ := os.UserHomeDir()
+		return wruntime.OpenDirectoryDialog(wctx, wruntime.OpenDialogOptions{
+			Title: title, DefaultDirectory: home, CanCreateDirectories: true,
+		})
+	}
 	a.onStartup = func(wctx context.Context) {
 		go func() {
 			select {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the desktop binary on an X display (run it under xvfb-run):
 # the window starts with its runtime, renders (screenshot), answers the CLI,
-# prompts for a privileged CLI call (screenshot), denies it on Escape, and
+# captures itself with app_screenshot, prompts for a privileged CLI call (screenshot), denies it on Escape, and
 # stops on SIGTERM.
 #
 #   xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
@@ -53,6 +53,17 @@ echo "CLI against the desktop runtime:"
 timeout 20 "$BIN" call app_health >"$tmp/health.json"
 grep -q '"status": "ok"' "$tmp/health.json" || { cat "$tmp/health.json"; fail "app_health is not ok"; }
 timeout 20 "$BIN" ping --count 2
+
+echo "app_screenshot captures the window itself (GTK, in process):"
+timeout 20 "$BIN" call app_screenshot --json >"$tmp/shot.json"
+shot_path=$(sed -n 's/.*"path": *"\([^"]*\)".*/\1/p' "$tmp/shot.json" | head -n 1)
+[ -f "$shot_path" ] || { cat "$tmp/shot.json"; fail "app_screenshot wrote no file"; }
+size=$(identify -format '%wx%h' "$shot_path")
+n=$(colors "$shot_path")
+cp "$shot_path" "$OUT/ci-app-screenshot.png"
+echo "app_screenshot: $size, $n colors ($OUT/ci-app-screenshot.png)"
+[ "$size" = 1280x820 ] || fail "app_screenshot is $size, want the 1280x820 window"
+[ "$n" -gt 32 ] || fail "app_screenshot is blank ($n colors)"
 
 echo "a privileged CLI call must prompt in the window:"
 timeout 60 "$BIN" call app_set_debug_mode --enabled true >"$tmp/cli.out" 2>&1 &

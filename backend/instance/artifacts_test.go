@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
+	pngenc "image/png"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -188,13 +190,18 @@ func TestScreenshotHeadless(t *testing.T) {
 }
 
 func TestScreenshotWithCapture(t *testing.T) {
-	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 100)...)
+	var buf bytes.Buffer
+	if err := pngenc.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
+	png := buf.Bytes()
 	inst := newInstance(t, instance.Config{CaptureWindow: func(ctx context.Context) ([]byte, error) { return png, nil }})
 	var events []protocol.Event
 	res := callDirect(t, inst, "app_screenshot", &events)
 	var out struct {
-		Bytes int
-		Path  string
+		Bytes         int
+		Path          string
+		Width, Height int
 	}
 	if !res.OK || json.Unmarshal(res.Content, &out) != nil {
 		t.Fatalf("app_screenshot = %+v", res)
@@ -203,6 +210,9 @@ func TestScreenshotWithCapture(t *testing.T) {
 	if out.Bytes != len(png) || filepath.Dir(out.Path) != wantDir ||
 		!strings.HasPrefix(filepath.Base(out.Path), "app-") || !strings.HasSuffix(out.Path, ".png") {
 		t.Errorf("app_screenshot = %s, want %d bytes at %s/app-<ts>.png", res.Content, len(png), wantDir)
+	}
+	if out.Width != 3 || out.Height != 2 {
+		t.Errorf("app_screenshot size = %dx%d, want 3x2 (from the PNG header)", out.Width, out.Height)
 	}
 	b, err := os.ReadFile(out.Path)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || !bytes.Equal(b, png) {

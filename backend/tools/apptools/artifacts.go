@@ -2,6 +2,7 @@ package apptools
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,6 +104,19 @@ type Storage struct {
 type ScreenshotResult struct {
 	Bytes int    `json:"bytes"`
 	Path  string `json:"path"`
+	// Width and Height are the image's size in pixels (from its header).
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// pngSize reads the width and height from a PNG's IHDR chunk (0, 0 when
+// the header is too short).
+func pngSize(png []byte) (width, height int) {
+	// signature (8) + chunk length (4) + "IHDR" (4) + width (4) + height (4)
+	if len(png) < 24 || string(png[12:16]) != "IHDR" {
+		return 0, 0
+	}
+	return int(binary.BigEndian.Uint32(png[16:20])), int(binary.BigEndian.Uint32(png[20:24]))
 }
 
 func registerArtifactTools(r *registry.Registry, d Deps, pid int) {
@@ -151,7 +165,8 @@ func registerArtifactTools(r *registry.Registry, d Deps, pid int) {
 			return ScreenshotResult{}, err
 		}
 		call.Artifact("image/png", filepath.Base(path), path)
-		return ScreenshotResult{Bytes: len(png), Path: path}, nil
+		w, h := pngSize(png)
+		return ScreenshotResult{Bytes: len(png), Path: path, Width: w, Height: h}, nil
 	})
 }
 
