@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end tests of the UI with the real Go backend: builds the dev binary
 # (`-tags dev`), which serves the frontend with live bindings to any browser,
-# starts it under Xvfb with temporary MEITH_HOME/MEITH_USER_DATA, and runs
-# frontend/e2e/*.e2e.mjs (node:test + playwright-core driving
-# /usr/bin/chromium). The tests also use the headless CLI binary against the
-# same runtime. Always stops the app; exits non-zero on failure.
+# and runs frontend/e2e/*.e2e.mjs (node:test + playwright-core driving
+# /usr/bin/chromium) under Xvfb with temporary MEITH_HOME/MEITH_USER_DATA.
+# The tests start, restart and stop the app themselves (e2e/harness.mjs),
+# check the runtime with the headless CLI binary, and answer the native
+# folder dialog with xdotool. Exits non-zero on failure.
 #
 #   bash scripts/e2e.sh        (needs frontend/dist: `cd frontend && npm run build`)
 set -euo pipefail
@@ -33,9 +34,13 @@ if [ ! -x "$CLI_BIN" ]; then
 fi
 
 tmp=$(mktemp -d)
-app_pid=""
 cleanup() {
-  if [ -n "$app_pid" ]; then stop_pid "$app_pid"; fi
+  # The tests start and stop the app themselves (frontend/e2e/harness.mjs);
+  # if they died half-way, stop what they left running.
+  if [ -s "$tmp/app.pid" ]; then
+    pid=$(cat "$tmp/app.pid")
+    kill -TERM "$pid" 2>/dev/null && sleep 2 && kill -KILL "$pid" 2>/dev/null || true
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -46,34 +51,15 @@ PORT=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=
 export MEITH_HOME=$tmp/home MEITH_USER_DATA=$tmp/data
 mkdir -p "$MEITH_HOME" "$MEITH_USER_DATA"
 
-echo "starting $DEV_BIN on $DISPLAY, UI at http://127.0.0.1:$PORT/"
-assetdir=frontend/dist devserver=127.0.0.1:$PORT "$DEV_BIN" >"$tmp/app.out" 2>"$tmp/app.err" &
-app_pid=$!
-
-url=http://127.0.0.1:$PORT/
-ok=""
-for ((i = 0; i < 150; i++)); do
-  kill -0 "$app_pid" 2>/dev/null || break
-  if curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; then ok=1; break; fi
-  sleep 0.2
-done
-if [ -z "$ok" ]; then
-  cat "$tmp/app.out" "$tmp/app.err" >&2
-  fail "the dev server did not answer at $url within 30 s"
-fi
-# The runtime (socket) is up as soon as the instance is registered.
-wait_instance "$CLI_BIN" "$app_pid" 30 || { cat "$tmp/app.err" >&2; fail "the runtime did not register an instance"; }
-
-echo "running node --test frontend/e2e/"
+echo "running node --test frontend/e2e/ ($DEV_BIN on $DISPLAY, UI at http://127.0.0.1:$PORT/)"
 rc=0
-MEITH_E2E_URL=$url MEITH_BIN=$PWD/$CLI_BIN timeout 120 \
+MEITH_DEV_BIN=$PWD/$DEV_BIN MEITH_BIN=$PWD/$CLI_BIN MEITH_E2E_PORT=$PORT \
+  MEITH_E2E_PIDFILE=$tmp/app.pid MEITH_E2E_LOG=$tmp/app.log timeout 240 \
   node --test --test-concurrency=1 frontend/e2e/*.e2e.mjs || rc=$?
 
-stop_pid "$app_pid"
-app_pid=""
 if [ "$rc" -ne 0 ]; then
-  echo "--- app stderr (tail) ---" >&2
-  tail -n 40 "$tmp/app.err" >&2
+  echo "--- app log (tail) ---" >&2
+  tail -n 40 "$tmp/app.log" >&2 || true
   fail "e2e tests failed (rc $rc)"
 fi
 echo "e2e tests passed"

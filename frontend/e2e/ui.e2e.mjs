@@ -1,22 +1,20 @@
 // End-to-end tests of the UI against the real Go backend: the `-tags dev`
-// binary serves the frontend with live bindings (scripts/e2e.sh starts it),
-// playwright-core drives /usr/bin/chromium, and the headless CLI binary
-// checks that the runtime agrees with what the page shows.
+// binary serves the frontend with live bindings (harness.mjs starts and
+// restarts it), playwright-core drives /usr/bin/chromium, the headless CLI
+// binary checks that the runtime agrees with what the page shows, and
+// xdotool answers the native folder dialog on the X display.
 //
 //   bash scripts/e2e.sh
-// or, with a dev binary already running:
-//   MEITH_E2E_URL=http://127.0.0.1:34115/ MEITH_BIN=build/bin/meith-headless \
-//   MEITH_HOME=… MEITH_USER_DATA=… node --test frontend/e2e/*.e2e.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { App, URL, env } from './harness.mjs';
 
-const URL = process.env.MEITH_E2E_URL;
-const BIN = process.env.MEITH_BIN;
-if (!URL || !BIN) throw new Error('set MEITH_E2E_URL and MEITH_BIN (run scripts/e2e.sh)');
-
+const BIN = env.cli;
 const execFileP = promisify(execFile);
 
 /** Runs a read-only CLI call with --json and returns its content. */
@@ -65,12 +63,39 @@ function withTimeout(p, ms, what) {
 // throws this in a plain browser.
 const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
 
+let app;
 let browser;
 let page;
 const pageErrors = [];
 const children = [];
 
+/** Waits until the page shows the state (the rail lists the spaces). */
+async function pageReady() {
+  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
+}
+
+/** The active space and its tabs, from the backend. */
+async function activeSpace() {
+  const st = await cli('app_get_state');
+  const space = st.spaces.find((s) => s.id === st.activeSpaceId);
+  const tabs = st.workspaceTabs.filter((t) => t.spaceId === space.id);
+  return { space, layout: space.layout, tabs, settings: st.settings, pane: (id) => tabs.find((t) => t.id === id)?.pane };
+}
+
+/** Drags from the center of one element to a point (or the center of another), in small steps like a hand would. */
+async function drag(from, to) {
+  const a = await from.boundingBox();
+  const b = 'x' in to ? to : await to.boundingBox().then((r) => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 }));
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) {
+    await page.mouse.move(a.x + a.width / 2 + ((b.x - a.x - a.width / 2) * i) / 12, a.y + a.height / 2 + ((b.y - a.y - a.height / 2) * i) / 12);
+  }
+  await page.mouse.up();
+}
+
 before(async () => {
+  app = await App.start();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -90,13 +115,13 @@ before(async () => {
     if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
   });
   await page.goto(URL);
-  // The state has loaded once the rail shows the default space.
-  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
+  await pageReady();
 });
 
 after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await browser?.close();
+  await app?.stop();
 });
 
 describe('meith UI with the real backend', { concurrency: false }, () => {
@@ -163,25 +188,97 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
   });
 
   test('workspace tabs: open with "+", close with ×', { timeout: 30_000 }, async () => {
-    const strip = page.getByRole('tablist', { name: 'Workspace tabs' });
+    const strip = page.getByRole('tablist', { name: 'Primary pane tabs' });
     const tabs = strip.getByRole('tab');
     const n = await tabs.count();
+    const count = (want) =>
+      page.waitForFunction(
+        (want) => document.querySelectorAll('[role="tablist"][aria-label="Primary pane tabs"] [role="tab"]').length === want,
+        want,
+      );
 
-    await strip.getByRole('button', { name: 'New editor tab' }).click();
-    await page.waitForFunction(
-      (want) => document.querySelectorAll('[role="tablist"][aria-label="Workspace tabs"] [role="tab"]').length === want,
-      n + 1,
-    );
+    await strip.getByRole('button', { name: 'New editor tab in the primary pane' }).click();
+    await count(n + 1);
     const tab = tabs.nth(n);
-    assert.equal(await tab.getAttribute('aria-selected'), 'true', 'the new tab is active');
+    await page.waitForFunction((i) => document.querySelectorAll('[aria-label="Primary pane tabs"] [role="tab"]')[i]?.getAttribute('aria-selected') === 'true', n);
     const title = (await tab.textContent()).replace(/\s+/g, ' ').trim();
     assert.match(title, /Editor/);
 
     await strip.getByRole('button', { name: /^Close / }).nth(n).click();
-    await page.waitForFunction(
-      (want) => document.querySelectorAll('[role="tablist"][aria-label="Workspace tabs"] [role="tab"]').length === want,
-      n,
-    );
+    await count(n);
+  });
+
+  test('split: Ctrl+\\ splits, tabs drag between panes, the divider resizes, the right edge splits', { timeout: 60_000 }, async () => {
+    // A fresh space with three editor tabs.
+    await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: 'New space' }).click();
+    const primary = page.getByRole('tablist', { name: 'Primary pane tabs' });
+    const secondary = page.getByRole('tablist', { name: 'Secondary pane tabs' });
+    await eventually(async () => assert.equal((await activeSpace()).tabs.length, 0));
+    for (let i = 1; i <= 3; i++) {
+      await primary.getByRole('button', { name: 'New editor tab in the primary pane' }).click();
+      await eventually(async () => assert.equal((await activeSpace()).tabs.length, i));
+    }
+    const [t1, t2, t3] = (await activeSpace()).tabs.map((t) => t.id);
+
+    // Ctrl+\ moves the shown tab (the newest) into a new right pane.
+    await page.keyboard.press('Control+Backslash');
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.equal(s.layout.split, true);
+      assert.deepEqual([s.pane(t1), s.pane(t2), s.pane(t3)], ['primary', 'primary', 'secondary']);
+    });
+    await secondary.getByRole('tab').first().waitFor();
+
+    // Drag the first tab from the left strip into the right pane.
+    await drag(primary.locator(`[data-tab-id="${t1}"]`), page.getByRole('region', { name: 'Secondary pane' }));
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.deepEqual([s.pane(t1), s.pane(t2), s.pane(t3)], ['secondary', 'primary', 'secondary']);
+      assert.equal(s.layout.secondaryTabId, t1, 'the dropped tab is shown');
+    });
+    await page.waitForFunction(() => document.querySelectorAll('[aria-label="Secondary pane tabs"] [role="tab"]').length === 2);
+
+    // Drag the divider to 30 % of the workspace.
+    const ws = await page.getByRole('region', { name: 'Workspace' }).boundingBox();
+    const divider = page.getByRole('separator', { name: 'Resize panes' });
+    await drag(divider, { x: ws.x + ws.width * 0.3, y: ws.y + ws.height / 2 });
+    await eventually(async () => {
+      const r = (await activeSpace()).layout.splitRatio;
+      assert.ok(Math.abs(r - 0.3) < 0.02, `splitRatio ${r}, want about 0.3`);
+    });
+    assert.equal(await divider.getAttribute('aria-valuenow'), '30');
+
+    // Ctrl+\ again closes the split: every tab is back on the left.
+    await page.keyboard.press('Control+Backslash');
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.equal(s.layout.split, false);
+      assert.deepEqual([s.pane(t1), s.pane(t2), s.pane(t3)], ['primary', 'primary', 'primary']);
+    });
+    await secondary.waitFor({ state: 'detached' });
+
+    // Dropping a tab on the right edge splits again with that tab on the right.
+    const tab2 = primary.locator(`[data-tab-id="${t2}"]`);
+    const a = await tab2.boundingBox();
+    await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(a.x + a.width / 2 + 40, a.y + 40, { steps: 4 });
+    await page.getByText('Split right').waitFor(); // the drop zone shows while dragging
+    await page.mouse.move(ws.x + ws.width - 30, ws.y + ws.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.equal(s.layout.split, true);
+      assert.deepEqual([s.pane(t1), s.pane(t2), s.pane(t3)], ['primary', 'secondary', 'primary']);
+    });
+
+    // Ctrl+W closes the focused pane's tab; the last tab leaving a pane closes the split.
+    await page.keyboard.press('Control+w');
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.equal(s.tabs.length, 2);
+      assert.equal(s.layout.split, false);
+    });
   });
 
   test('settings: a switch changes the setting in the backend', { timeout: 30_000 }, async () => {
@@ -209,7 +306,7 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
 
     // Back to the workspace with Escape.
     await page.keyboard.press('Escape');
-    await page.getByRole('tablist', { name: 'Workspace tabs' }).waitFor();
+    await page.getByRole('tablist', { name: 'Primary pane tabs' }).waitFor();
   });
 
   for (const [answer, enabled] of [
@@ -239,6 +336,96 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
       }
     });
   }
+
+  test('settings, split and drawer survive a backend restart', { timeout: 90_000 }, async () => {
+    // Split the active space, open the drawer and flip a setting, all from the page.
+    const primary = page.getByRole('tablist', { name: 'Primary pane tabs' });
+    while ((await activeSpace()).tabs.length < 2) {
+      const n = (await activeSpace()).tabs.length;
+      await primary.getByRole('button', { name: 'New editor tab in the primary pane' }).click();
+      await eventually(async () => assert.equal((await activeSpace()).tabs.length, n + 1));
+    }
+    await page.keyboard.press('Control+Backslash');
+    await eventually(async () => assert.equal((await activeSpace()).layout.split, true));
+    if (!(await activeSpace()).layout.drawerOpen) await page.keyboard.press('Control+j');
+    await page.getByRole('region', { name: 'Bottom drawer' }).waitFor();
+    await page.keyboard.press('Control+Comma');
+    const sw = page.getByRole('switch', { name: /^Stop servers on close/ });
+    const was = await sw.isChecked();
+    await sw.click();
+    await eventually(async () => assert.equal((await activeSpace()).settings.stopServersOnClose, !was));
+    await page.keyboard.press('Escape');
+    await eventually(async () => assert.equal((await activeSpace()).layout.drawerOpen, true));
+    const before = await activeSpace();
+
+    // Restart the backend with the same user data; the page reconnects on reload.
+    const stopped = await app.stop();
+    assert.equal(stopped.code, 0, `the app exited with ${JSON.stringify(stopped)}`);
+    app = await App.start();
+    await page.reload();
+    await pageReady();
+
+    const after = await activeSpace();
+    assert.equal(after.space.id, before.space.id, 'the same space is active');
+    assert.deepEqual(after.layout, before.layout);
+    assert.deepEqual(after.settings, before.settings);
+    assert.deepEqual(after.tabs.map((t) => [t.id, t.pane]), before.tabs.map((t) => [t.id, t.pane]));
+    // …and the page shows it.
+    await page.getByRole('tablist', { name: 'Secondary pane tabs' }).waitFor();
+    await page.getByRole('region', { name: 'Bottom drawer' }).waitFor();
+    assert.equal(
+      await page.getByRole('separator', { name: 'Resize panes' }).getAttribute('aria-valuenow'),
+      String(Math.round(before.layout.splitRatio * 100)),
+    );
+    await page.keyboard.press('Control+Comma');
+    assert.equal(await page.getByRole('switch', { name: /^Stop servers on close/ }).isChecked(), !was);
+    await page.keyboard.press('Escape');
+  });
+
+  test('open folder: the native dialog opens a folder as a space, and again reuses it', { timeout: 90_000 }, async () => {
+    const folder = join(process.env.MEITH_HOME, 'projects', 'e2e-shop');
+    mkdirSync(folder, { recursive: true });
+    const want = realpathSync(folder);
+    const rail = page.getByRole('navigation', { name: 'Spaces' });
+
+    /** Answers the GTK folder dialog on the X display: type the path, press Enter. */
+    async function answerDialog() {
+      const { stdout } = await execFileP('xdotool', ['search', '--sync', '--onlyvisible', '--name', '^Open folder as a space$'], {
+        timeout: 30_000,
+      });
+      const win = stdout.trim().split('\n')[0];
+      await execFileP('xdotool', ['windowfocus', '--sync', win], { timeout: 10_000 });
+      await execFileP('xdotool', ['key', '--clearmodifiers', 'ctrl+l'], { timeout: 10_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      await execFileP('xdotool', ['type', '--delay', '15', `${want}/`], { timeout: 20_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      await execFileP('xdotool', ['key', 'Return'], { timeout: 10_000 });
+    }
+
+    const count = (await cli('list_spaces')).spaces.length;
+    await rail.getByRole('button', { name: 'Open folder' }).click();
+    await answerDialog();
+    const created = await eventually(async () => {
+      const s = await cli('list_spaces');
+      const sp = s.spaces.find((x) => x.cwd === want);
+      assert.ok(sp, `a space with cwd ${want} in ${JSON.stringify(s.spaces.map((x) => x.cwd))}`);
+      assert.equal(s.activeSpaceId, sp.id);
+      return sp;
+    }, 30_000);
+    assert.equal(created.name, 'e2e-shop');
+    assert.equal((await cli('list_spaces')).spaces.length, count + 1);
+    await page.waitForFunction(() =>
+      document.querySelector('nav[aria-label="Spaces"] button[aria-label="Space e2e-shop"][aria-current="true"]'),
+    );
+
+    // Opening the same folder from another space switches back to its space.
+    await rail.getByRole('button', { name: /^Space / }).first().click();
+    await eventually(async () => assert.notEqual((await cli('list_spaces')).activeSpaceId, created.id));
+    await rail.getByRole('button', { name: 'Open folder' }).click();
+    await answerDialog();
+    await eventually(async () => assert.equal((await cli('list_spaces')).activeSpaceId, created.id), 30_000);
+    assert.equal((await cli('list_spaces')).spaces.length, count + 1, 'no second space for the same folder');
+  });
 
   test('no unexpected page errors', () => {
     assert.deepEqual(pageErrors, []);

@@ -14,6 +14,7 @@ function fakeHost() {
     Cancel: vi.fn(async (_id: string) => {}),
     PendingApprovals: vi.fn(async () => null),
     DecideApproval: vi.fn(async (_id: string, _d: string) => {}),
+    OpenFolderDialog: vi.fn(async (_title: string) => '/home/me/project'),
   } satisfies BoundApp;
   const runtime = {
     EventsOn: vi.fn((name: string, cb: (...data: unknown[]) => void) => {
@@ -78,6 +79,17 @@ describe('bound methods', () => {
     expect(err).toBeInstanceOf(BridgeError);
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR', message: 'unknown decision "maybe"' });
     expect(f.app.DecideApproval).toHaveBeenCalledWith('apr_1', 'allow_once');
+  });
+
+  it('opens the folder dialog and types its failures', async () => {
+    const f = fakeHost();
+    const b = createBridge(() => f.host);
+    await expect(b.openFolderDialog('Pick')).resolves.toBe('/home/me/project');
+    expect(f.app.OpenFolderDialog).toHaveBeenCalledWith('Pick');
+    f.app.OpenFolderDialog.mockResolvedValueOnce('');
+    await expect(b.openFolderDialog()).resolves.toBe(''); // cancelled
+    f.app.OpenFolderDialog.mockRejectedValueOnce('TOOL_FAILED: folder dialog: no display');
+    await expect(b.openFolderDialog()).rejects.toMatchObject({ code: 'TOOL_FAILED', message: 'folder dialog: no display' });
   });
 
   it('returns [] for a null slice from Go', async () => {

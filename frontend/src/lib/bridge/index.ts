@@ -42,6 +42,8 @@ export interface Bridge {
   listTools(): Promise<ToolDescriptor[]>;
   pendingApprovals(): Promise<ApprovalRequest[]>;
   decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
+  /** Shows the native folder picker; resolves with the folder, or '' when the user cancels. */
+  openFolderDialog(title?: string): Promise<string>;
   /** Listens to a Go-side event; returns the unsubscribe function. */
   subscribe<T = unknown>(topic: string, fn: (payload: T) => void): () => void;
 }
@@ -191,6 +193,11 @@ export function createBridge(host: HostSource = windowHost): Bridge {
       await invoke(() => app.DecideApproval(id, decision));
     },
 
+    async openFolderDialog(title = '') {
+      const app = await invoke(async () => boundApp(host));
+      return (await invoke(() => app.OpenFolderDialog(title))) ?? '';
+    },
+
     subscribe<T = unknown>(topic: string, fn: (payload: T) => void) {
       const off = wailsRuntime(host).EventsOn(topic, (payload) => fn(payload as T));
       return typeof off === 'function' ? off : () => {};
@@ -205,4 +212,5 @@ export const call = bridge.call.bind(bridge) as Bridge['call'];
 export const listTools = bridge.listTools.bind(bridge);
 export const pendingApprovals = bridge.pendingApprovals.bind(bridge);
 export const decideApproval = bridge.decideApproval.bind(bridge);
+export const openFolderDialog = bridge.openFolderDialog.bind(bridge);
 export const subscribe = bridge.subscribe.bind(bridge) as Bridge['subscribe'];

@@ -139,9 +139,28 @@ export interface Space {
   color: string;
   cwd?: string;
   projectId: string | null;
+  /** How the space's workspace is arranged (split, panes, drawer). */
+  layout: Layout;
   /** Unix milliseconds. */
   createdAt: number;
   updatedAt: number;
+}
+
+/** A pane of a space's workspace: every space has the primary one; a split adds the secondary one. */
+export type Pane = 'primary' | 'secondary';
+
+/** The arrangement of a space's workspace (backend/state/layout.go). */
+export interface Layout {
+  split: boolean;
+  /** The primary pane's share of the width while split (0.15–0.85). */
+  splitRatio: number;
+  focusedPane: Pane;
+  /** The tab each pane shows ('' for an empty pane). */
+  primaryTabId: string;
+  secondaryTabId: string;
+  drawerOpen: boolean;
+  /** Pixels (120–800). */
+  drawerHeight: number;
 }
 
 export type WorkspaceTabKind = 'editor' | 'terminal' | 'agent' | 'preview' | 'git';
@@ -153,6 +172,7 @@ export interface WorkspaceTab {
   title: string;
   cwd: string;
   active: boolean;
+  pane: Pane;
   terminalId: string | null;
   activeFilePath: string | null;
   openFilePaths: string[];
@@ -166,6 +186,7 @@ export interface BrowserTab {
   url: string;
   title: string;
   active: boolean;
+  pane: Pane;
 }
 
 export type PackageManager = 'unknown' | 'npm' | 'pnpm' | 'yarn' | 'bun';

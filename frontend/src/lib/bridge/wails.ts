@@ -21,6 +21,7 @@ export interface BoundApp {
   Cancel(callId: string): Promise<void>;
   PendingApprovals(): Promise<ApprovalRequest[] | null>;
   DecideApproval(id: string, decision: string): Promise<void>;
+  OpenFolderDialog(title: string): Promise<string>;
 }
 
 /** The part of the Wails runtime the bridge uses. */

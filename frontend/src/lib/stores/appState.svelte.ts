@@ -1,15 +1,38 @@
 import {
   call,
+  openFolderDialog,
   subscribe,
   Topics,
   type AppSettings,
   type AppState,
+  type BrowserTab,
+  type Layout,
+  type Pane,
   type Space,
   type ToolResult,
   type WorkspaceTab,
   type WorkspaceTabKind,
 } from '../bridge';
 import { errorText, toasts } from './toasts.svelte';
+
+/** The layout of a space that has none yet (backend/state DefaultLayout). */
+export const DEFAULT_LAYOUT: Layout = Object.freeze({
+  split: false,
+  splitRatio: 0.5,
+  focusedPane: 'primary',
+  primaryTabId: '',
+  secondaryTabId: '',
+  drawerOpen: false,
+  drawerHeight: 260,
+});
+
+/** Limits of a layout (backend/state/layout.go). */
+export const LAYOUT_LIMITS = { minRatio: 0.15, maxRatio: 0.85, minDrawer: 120, maxDrawer: 800 } as const;
+
+/** A tab as a pane's strip shows it: a workspace tab or a browser tab. */
+export type PaneItem =
+  | { id: string; browser: false; title: string; detail: string; pane: Pane; tab: WorkspaceTab }
+  | { id: string; browser: true; title: string; detail: string; pane: Pane; tab: BrowserTab };
 
 /** The colors offered when recoloring a space (backend/state Palette). */
 export const PALETTE = ['#6366f1', '#10b981', '#f59e0b', '#ef4444', '#0ea5e9', '#a855f7'] as const;
@@ -33,6 +56,16 @@ export class AppStateStore {
   activeSpace = $derived<Space | undefined>(this.spaces.find((s) => s.id === this.activeSpaceId));
   /** Workspace tabs of the active space, in order. */
   tabs = $derived<WorkspaceTab[]>((this.state?.workspaceTabs ?? []).filter((t) => t.spaceId === this.activeSpaceId));
+  /** Browser tabs of the active space, in order. */
+  browserTabs = $derived<BrowserTab[]>((this.state?.browserTabs ?? []).filter((t) => t.spaceId === this.activeSpaceId));
+  /** The active space's layout. */
+  layout = $derived<Layout>({ ...DEFAULT_LAYOUT, ...(this.activeSpace?.layout ?? {}) });
+  /** The tabs of each pane of the active space, in strip order (browser tabs first). */
+  primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary'));
+  secondaryItems = $derived<PaneItem[]>(this.layout.split ? paneItems(this.browserTabs, this.tabs, 'secondary') : []);
+  /** The tab the focused pane shows: what Ctrl+W closes. */
+  focusedItem = $derived<PaneItem | undefined>(this.shown(this.layout.focusedPane));
+  /** The active workspace tab of the active space. */
   activeTab = $derived<WorkspaceTab | undefined>(this.tabs.find((t) => t.active) ?? this.tabs[this.tabs.length - 1]);
   settings = $derived<AppSettings | null>(this.state?.settings ?? null);
   workspaceTabCount = $derived(this.state?.workspaceTabs.length ?? 0);
@@ -143,17 +176,103 @@ export class AppStateStore {
     return r?.closed ?? false;
   }
 
-  /** Opens a workspace tab in the active space (cwd: the space's folder, else "~"). */
-  openTab(kind: WorkspaceTabKind = 'editor', opts: { title?: string; cwd?: string } = {}): Promise<WorkspaceTab | undefined> {
+  /** Opens a workspace tab in the active space (cwd: the space's folder, else "~"), in pane or the focused pane. */
+  openTab(
+    kind: WorkspaceTabKind = 'editor',
+    opts: { title?: string; cwd?: string; pane?: Pane } = {},
+  ): Promise<WorkspaceTab | undefined> {
     const cwd = opts.cwd || this.activeSpace?.cwd || '~';
     const title = opts.title || defaultTitle(kind, cwd);
     const args: Record<string, unknown> = { title, cwd, kind };
     if (this.activeSpaceId) args.spaceId = this.activeSpaceId;
+    if (opts.pane) args.pane = opts.pane;
     return this.act<WorkspaceTab>('open_workspace_tab', args);
   }
 
   focusTab(tabId: string): Promise<WorkspaceTab | undefined> {
     return this.act<WorkspaceTab>('focus_workspace_tab', { tabId });
+  }
+
+  /** The item a pane shows (undefined for an empty pane). */
+  shown(pane: Pane): PaneItem | undefined {
+    const items = pane === 'secondary' ? this.secondaryItems : this.primaryItems;
+    const id = pane === 'secondary' ? this.layout.secondaryTabId : this.layout.primaryTabId;
+    return items.find((i) => i.id === id) ?? items[0];
+  }
+
+  /** Shows a tab in its pane and focuses that pane. */
+  showItem(item: PaneItem): Promise<unknown> {
+    if (item.browser) return this.act<Space>('move_tab', { tabId: item.id, pane: item.pane });
+    return this.focusTab(item.id);
+  }
+
+  /** Moves a tab to a pane (splitting or unsplitting as needed) and shows it there. */
+  moveTab(tabId: string, pane: Pane): Promise<Space | undefined> {
+    return this.act<Space>('move_tab', { tabId, pane });
+  }
+
+  /** Closes a tab. Browser tabs close with the browser feature's close_browser_tab. */
+  async closeItem(item: PaneItem): Promise<boolean> {
+    if (!item.browser) return this.closeTab(item.id);
+    const r = await this.act<{ closed: boolean }>('close_browser_tab', { tabId: item.id });
+    return r?.closed ?? false;
+  }
+
+  /** Focuses a pane (a no-op when it has the focus already). */
+  focusPane(pane: Pane): Promise<Space | undefined> {
+    if (this.layout.focusedPane === pane) return Promise.resolve(this.activeSpace);
+    return this.setLayout({ focusedPane: pane });
+  }
+
+  /**
+   * Changes the active space's layout. The change shows at once (the state
+   * is patched locally) and is then made by set_space_layout; the re-read
+   * that follows replaces the local patch with what the backend kept.
+   */
+  setLayout(patch: Partial<Pick<Layout, 'split' | 'splitRatio' | 'focusedPane' | 'drawerOpen' | 'drawerHeight'>>): Promise<Space | undefined> {
+    const space = this.state?.spaces.find((s) => s.id === this.activeSpaceId);
+    if (space) space.layout = { ...DEFAULT_LAYOUT, ...space.layout, ...patch };
+    return this.act<Space>('set_space_layout', { spaceId: this.activeSpaceId, ...patch });
+  }
+
+  /**
+   * Ctrl+\: closes the split, or splits: with two or more tabs the focused
+   * tab moves to the new right pane; with fewer an agent tab opens there.
+   */
+  async toggleSplit(): Promise<void> {
+    if (this.layout.split) {
+      await this.setLayout({ split: false });
+      return;
+    }
+    const items = this.primaryItems;
+    const movable = [this.shown('primary'), ...items].find((i) => i && !i.browser);
+    if (items.length >= 2 && movable) {
+      await this.moveTab(movable.id, 'secondary');
+      return;
+    }
+    await this.openTab('agent', { pane: 'secondary' });
+  }
+
+  toggleDrawer(): Promise<Space | undefined> {
+    return this.setLayout({ drawerOpen: !this.layout.drawerOpen });
+  }
+
+  /**
+   * Opens a folder as a space through the native folder dialog: the space
+   * that already has the folder becomes active, else a new space named
+   * after it is created. Resolves undefined when the user cancels.
+   */
+  async openFolder(): Promise<Space | undefined> {
+    let dir: string;
+    try {
+      dir = await openFolderDialog('Open folder as a space');
+    } catch (err) {
+      toasts.push(errorText(err));
+      return undefined;
+    }
+    if (!dir) return undefined;
+    const name = dir.replace(/\/+$/, '').split('/').pop() || dir;
+    return this.createSpace(name, { cwd: dir });
   }
 
   async closeTab(tabId: string): Promise<boolean> {
@@ -171,6 +290,17 @@ export class AppStateStore {
     while (taken.has(`Workspace ${n}`)) n++;
     return `Workspace ${n}`;
   }
+}
+
+function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane): PaneItem[] {
+  const out: PaneItem[] = [];
+  for (const t of browser) {
+    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t });
+  }
+  for (const t of workspace) {
+    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t });
+  }
+  return out;
 }
 
 function defaultTitle(kind: WorkspaceTabKind, cwd: string): string {

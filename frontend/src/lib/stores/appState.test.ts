@@ -9,9 +9,12 @@ const fake = vi.hoisted(() => {
   const listeners = new Map<string, Set<Listener>>();
   let seq = 0;
   const id = (p: string) => `${p}_${String(++seq).padStart(12, '0')}`;
+  const layout = () => ({
+    split: false, splitRatio: 0.5, focusedPane: 'primary' as const, primaryTabId: '', secondaryTabId: '', drawerOpen: false, drawerHeight: 260,
+  });
   const fresh = (): AppState => ({
-    version: 1,
-    spaces: [{ id: 'space_default', name: 'Default', color: '#6366f1', projectId: null, createdAt: 1, updatedAt: 1 }],
+    version: 2,
+    spaces: [{ id: 'space_default', name: 'Default', color: '#6366f1', projectId: null, layout: layout(), createdAt: 1, updatedAt: 1 }],
     activeSpaceId: 'space_default',
     browserTabs: [],
     workspaceTabs: [],
@@ -41,7 +44,7 @@ const fake = vi.hoisted(() => {
       case 'app_get_state':
         return ok(s);
       case 'create_space': {
-        const sp = { id: id('space'), name: String(a.name), color: String(a.color ?? '#10b981'), projectId: null, createdAt: 2, updatedAt: 2, ...(a.cwd ? { cwd: String(a.cwd) } : {}) };
+        const sp = { id: id('space'), name: String(a.name), color: String(a.color ?? '#10b981'), projectId: null, layout: layout(), createdAt: 2, updatedAt: 2, ...(a.cwd ? { cwd: String(a.cwd) } : {}) };
         s.spaces.push(sp);
         s.activeSpaceId = sp.id;
         changed('spaces', [sp.id]);
@@ -73,11 +76,15 @@ const fake = vi.hoisted(() => {
       case 'open_workspace_tab': {
         const sid = String(a.spaceId ?? s.activeSpaceId);
         for (const t of s.workspaceTabs) if (t.spaceId === sid) t.active = false;
+        const sp = space(sid)!;
+        const pane = (a.pane ?? sp.layout.focusedPane) as 'primary' | 'secondary';
         const t = {
           id: id('wtab'), spaceId: sid, kind: (a.kind ?? 'editor') as 'editor', title: String(a.title), cwd: String(a.cwd),
-          active: true, terminalId: null, activeFilePath: null, openFilePaths: [], selectedGitFilePath: null, createdAt: 3,
+          active: true, pane, terminalId: null, activeFilePath: null, openFilePaths: [], selectedGitFilePath: null, createdAt: 3,
         };
         s.workspaceTabs.push(t);
+        if (pane === 'secondary') sp.layout.split = true;
+        sp.layout[pane === 'secondary' ? 'secondaryTabId' : 'primaryTabId'] = t.id;
         changed('tabs', [t.id]);
         return ok(t);
       }
@@ -94,6 +101,30 @@ const fake = vi.hoisted(() => {
         changed('tabs', [String(a.tabId)]);
         return ok({ closed: true });
       }
+      case 'set_space_layout': {
+        const sp = space(a.spaceId ?? s.activeSpaceId);
+        if (!sp) return err('TOOL_FAILED', 'Space not found');
+        const { spaceId: _, ...patch } = a;
+        Object.assign(sp.layout, patch);
+        if (patch.split === false) for (const t of s.workspaceTabs) if (t.spaceId === sp.id) t.pane = 'primary';
+        changed('spaces', [sp.id]);
+        return ok(sp);
+      }
+      case 'move_tab': {
+        const t = tab(a.tabId) ?? s.browserTabs.find((b) => b.id === a.tabId);
+        if (!t) return err('TOOL_FAILED', `Tab ${String(a.tabId)} not found`);
+        const sp = space(t.spaceId)!;
+        t.pane = a.pane as 'primary' | 'secondary';
+        if (t.pane === 'secondary') sp.layout.split = true;
+        sp.layout[t.pane === 'secondary' ? 'secondaryTabId' : 'primaryTabId'] = t.id;
+        sp.layout.focusedPane = t.pane;
+        changed('tabs', [t.id]);
+        return ok(sp);
+      }
+      case 'close_browser_tab':
+        s.browserTabs = s.browserTabs.filter((b) => b.id !== a.tabId);
+        changed('tabs', [String(a.tabId)]);
+        return ok({ closed: true });
       case 'set_app_settings':
         Object.assign(s.settings, a.settings);
         changed('settings', []);
@@ -134,9 +165,19 @@ const fake = vi.hoisted(() => {
   };
 });
 
+const dialog = vi.hoisted(() => ({ answer: '' as string | Error }));
+
 vi.mock('../bridge', async (importOriginal) => {
   const real = await importOriginal<typeof import('../bridge')>();
-  return { ...real, call: vi.fn(fake.call), subscribe: vi.fn(fake.subscribe) };
+  return {
+    ...real,
+    call: vi.fn(fake.call),
+    subscribe: vi.fn(fake.subscribe),
+    openFolderDialog: vi.fn(async () => {
+      if (dialog.answer instanceof Error) throw dialog.answer;
+      return dialog.answer;
+    }),
+  };
 });
 
 const { AppStateStore, initials } = await import('./appState.svelte');
@@ -172,7 +213,7 @@ describe('AppStateStore', () => {
     store.start();
     await settle();
     // The CLI creates a space behind the window's back.
-    fake.db.state.spaces.push({ id: 'space_cli', name: 'From CLI', color: '#ef4444', projectId: null, createdAt: 5, updatedAt: 5 });
+    fake.db.state.spaces.push({ ...fake.db.state.spaces[0], id: 'space_cli', name: 'From CLI', color: '#ef4444', createdAt: 5, updatedAt: 5 });
     fake.emit('state_changed', { kind: 'spaces', ids: ['space_cli'] });
     await settle();
     expect(store.spaces.map((s) => s.name)).toEqual(['Default', 'From CLI']);
@@ -307,6 +348,98 @@ describe('AppStateStore', () => {
     expect(store.loading).toBe(false);
     expect(store.error).toBe('TOOL_FAILED: state.json unreadable');
     expect(store.activeSpace).toBeUndefined();
+  });
+});
+
+describe('AppStateStore layout', () => {
+  const used = () => fake.db.calls.map((c) => c.tool).filter((t) => t !== 'app_get_state');
+
+  it('lists each pane\'s tabs, browser tabs first, and what each pane shows', async () => {
+    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1:5173/', title: '', active: true, pane: 'primary' });
+    store.start();
+    await settle();
+    const a = await store.openTab('editor');
+    const b = await store.openTab('terminal');
+    expect(store.primaryItems.map((i) => [i.id, i.browser, i.title])).toEqual([
+      ['btab_1', true, 'http://127.0.0.1:5173/'], // untitled: the URL stands in
+      [a!.id, false, 'Editor'],
+      [b!.id, false, 'Terminal'],
+    ]);
+    expect(store.secondaryItems).toEqual([]);
+    expect(store.shown('primary')?.id).toBe(b!.id);
+    expect(store.focusedItem?.id).toBe(b!.id);
+  });
+
+  it('Ctrl+\\ with one tab opens an agent tab in a new right pane', async () => {
+    store.start();
+    await settle();
+    await store.openTab('editor');
+    fake.db.calls = [];
+    await store.toggleSplit();
+    expect(used()).toEqual(['open_workspace_tab']);
+    expect(fake.db.calls.find((c) => c.tool === 'open_workspace_tab')?.args).toMatchObject({ kind: 'agent', pane: 'secondary' });
+    expect(store.layout.split).toBe(true);
+    expect(store.secondaryItems.map((i) => i.title)).toEqual(['Agent']);
+  });
+
+  it('Ctrl+\\ with two tabs moves the shown one to the right, and again closes the split', async () => {
+    store.start();
+    await settle();
+    const a = await store.openTab('editor');
+    const b = await store.openTab('terminal');
+    await store.focusTab(a!.id);
+    fake.db.state.spaces[0].layout.primaryTabId = a!.id;
+    await store.refresh();
+    fake.db.calls = [];
+    await store.toggleSplit();
+    expect(fake.db.calls.find((c) => c.tool === 'move_tab')?.args).toEqual({ tabId: a!.id, pane: 'secondary' });
+    expect(store.secondaryItems.map((i) => i.id)).toEqual([a!.id]);
+    expect(store.primaryItems.map((i) => i.id)).toEqual([b!.id]);
+    await store.toggleSplit();
+    expect(fake.db.calls.find((c) => c.tool === 'set_space_layout')?.args).toEqual({ spaceId: 'space_default', split: false });
+    expect(store.layout.split).toBe(false);
+    expect(store.secondaryItems).toEqual([]);
+  });
+
+  it('applies a layout change at once, before the backend answers', async () => {
+    store.start();
+    await settle();
+    const p = store.setLayout({ drawerOpen: true, drawerHeight: 333 });
+    expect(store.layout.drawerOpen).toBe(true); // optimistic
+    expect(store.layout.drawerHeight).toBe(333);
+    await p;
+    expect(fake.db.state.spaces[0].layout.drawerHeight).toBe(333);
+    await store.toggleDrawer();
+    expect(store.layout.drawerOpen).toBe(false);
+  });
+
+  it('shows a browser tab by moving it to its own pane, and closes it with close_browser_tab', async () => {
+    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1/', title: 'Local', active: true, pane: 'primary' });
+    store.start();
+    await settle();
+    const item = store.primaryItems[0];
+    await store.showItem(item);
+    expect(fake.db.calls.find((c) => c.tool === 'move_tab')?.args).toEqual({ tabId: 'btab_1', pane: 'primary' });
+    expect(await store.closeItem(item)).toBe(true);
+    expect(store.browserTabs).toEqual([]);
+  });
+
+  it('opens a folder from the native dialog as a space named after it', async () => {
+    store.start();
+    await settle();
+    dialog.answer = '/home/me/shop/';
+    const sp = await store.openFolder();
+    expect(fake.db.calls.find((c) => c.tool === 'create_space')?.args).toEqual({ name: 'shop', cwd: '/home/me/shop/' });
+    expect(store.activeSpace?.id).toBe(sp?.id);
+
+    fake.db.calls = [];
+    dialog.answer = ''; // cancelled
+    expect(await store.openFolder()).toBeUndefined();
+    expect(used()).toEqual([]);
+
+    dialog.answer = new BridgeError('TOOL_FAILED', 'folder dialog: no display');
+    expect(await store.openFolder()).toBeUndefined();
+    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: folder dialog: no display']);
   });
 });
 

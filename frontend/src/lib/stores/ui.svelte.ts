@@ -1,54 +1,43 @@
-/** Window layout state that lives only in the renderer (persisted in localStorage). */
+/**
+ * Window state that lives only in the renderer: the current view and the
+ * drawer's selected panel (kept in localStorage). Whether the drawer is open
+ * and its height belong to the space's layout in state.json (appState), so
+ * they survive a restart and follow the space.
+ */
+import { appState } from './appState.svelte';
 
 export type DrawerTab = 'logs' | 'output' | 'tools';
 export type View = 'workspace' | 'settings';
 
 const KEY = 'meith.ui';
-const MIN_DRAWER = 120;
-const MAX_DRAWER = 800;
 
-interface Saved {
-  drawerOpen?: boolean;
-  drawerHeight?: number;
-  drawerTab?: DrawerTab;
-}
-
-function load(): Saved {
+function loadTab(): DrawerTab {
   try {
     const raw = globalThis.localStorage?.getItem(KEY);
-    return raw ? (JSON.parse(raw) as Saved) : {};
+    const tab = raw ? (JSON.parse(raw) as { drawerTab?: unknown }).drawerTab : undefined;
+    return tab === 'logs' || tab === 'output' || tab === 'tools' ? tab : 'logs';
   } catch {
-    return {};
+    return 'logs';
   }
 }
 
 class UiStore {
   view = $state<View>('workspace');
-  drawerOpen = $state(false);
-  drawerHeight = $state(260);
-  drawerTab = $state<DrawerTab>('logs');
+  drawerTab = $state<DrawerTab>(loadTab());
 
-  constructor() {
-    const s = load();
-    if (typeof s.drawerOpen === 'boolean') this.drawerOpen = s.drawerOpen;
-    if (typeof s.drawerHeight === 'number') this.drawerHeight = clampHeight(s.drawerHeight);
-    if (s.drawerTab === 'logs' || s.drawerTab === 'output' || s.drawerTab === 'tools') this.drawerTab = s.drawerTab;
+  /** Whether the active space's drawer is open. */
+  get drawerOpen(): boolean {
+    return appState.layout.drawerOpen;
   }
 
   toggleDrawer(): void {
-    this.drawerOpen = !this.drawerOpen;
-    this.save();
+    void appState.toggleDrawer();
   }
 
   openDrawer(tab: DrawerTab): void {
     this.drawerTab = tab;
-    this.drawerOpen = true;
     this.save();
-  }
-
-  setDrawerHeight(px: number): void {
-    this.drawerHeight = clampHeight(px);
-    this.save();
+    if (!appState.layout.drawerOpen) void appState.setLayout({ drawerOpen: true });
   }
 
   toggleSettings(): void {
@@ -57,19 +46,11 @@ class UiStore {
 
   private save(): void {
     try {
-      globalThis.localStorage?.setItem(
-        KEY,
-        JSON.stringify({ drawerOpen: this.drawerOpen, drawerHeight: this.drawerHeight, drawerTab: this.drawerTab }),
-      );
+      globalThis.localStorage?.setItem(KEY, JSON.stringify({ drawerTab: this.drawerTab }));
     } catch {
-      // storage unavailable: keep the layout for this session only
+      // storage unavailable: keep the choice for this session only
     }
   }
-}
-
-function clampHeight(px: number): number {
-  if (!Number.isFinite(px)) return 260;
-  return Math.round(Math.min(MAX_DRAWER, Math.max(MIN_DRAWER, px)));
 }
 
 export const ui = new UiStore();

@@ -1,0 +1,90 @@
+// The app under test for the end-to-end tests: starts the `-tags dev` binary
+// (which serves the frontend with live bindings to any browser) with the
+// temporary MEITH_HOME/MEITH_USER_DATA that scripts/e2e.sh prepared, waits
+// until the page answers and the runtime registered its instance, and stops
+// it again — so a test can restart the backend and check what survived.
+import { execFile, spawn } from 'node:child_process';
+import { writeFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
+
+const execFileP = promisify(execFile);
+
+/** Settings of the run, from scripts/e2e.sh. */
+export const env = {
+  devBin: process.env.MEITH_DEV_BIN,
+  cli: process.env.MEITH_BIN,
+  port: process.env.MEITH_E2E_PORT,
+  pidFile: process.env.MEITH_E2E_PIDFILE,
+  logFile: process.env.MEITH_E2E_LOG,
+};
+for (const [k, v] of Object.entries(env)) {
+  if (!v) throw new Error(`e2e: ${k} is not set (run scripts/e2e.sh)`);
+}
+export const URL = `http://127.0.0.1:${env.port}/`;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A running dev binary. */
+export class App {
+  constructor(child, exited) {
+    this.child = child;
+    this.exited = exited;
+  }
+
+  /** Starts the app and resolves once its page answers and its runtime is registered (30 s at most). */
+  static async start() {
+    const { createWriteStream } = await import('node:fs');
+    const log = createWriteStream(env.logFile, { flags: 'a' });
+    const child = spawn(env.devBin, [], {
+      env: { ...process.env, assetdir: 'frontend/dist', devserver: `127.0.0.1:${env.port}` },
+      cwd: new globalThis.URL('../..', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    writeFileSync(env.pidFile, String(child.pid));
+    const app = new App(child, exited);
+    const end = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the dev binary exited (${child.exitCode}); see ${env.logFile}`);
+      if (Date.now() > end) {
+        await app.stop();
+        throw new Error(`the dev binary did not come up within 30 s; see ${env.logFile}`);
+      }
+      if ((await pageAnswers()) && (await instanceListed(child.pid))) return app;
+      await sleep(200);
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s; resolves with the exit status. */
+  async stop() {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      const t = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+      const r = await this.exited;
+      clearTimeout(t);
+      rmSync(env.pidFile, { force: true });
+      return r;
+    }
+    return this.exited;
+  }
+}
+
+async function pageAnswers() {
+  try {
+    const r = await fetch(URL, { signal: AbortSignal.timeout(2_000) });
+    return r.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function instanceListed(pid) {
+  try {
+    const { stdout } = await execFileP(env.cli, ['app', 'list'], { timeout: 5_000 });
+    return stdout.split('\n').some((line) => line.trim().split(/\s+/)[0] === String(pid));
+  } catch {
+    return false;
+  }
+}
