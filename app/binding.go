@@ -11,7 +11,8 @@
 // approvals are announced with a small "approvals_changed" event, and the UI
 // re-reads [App.PendingApprovals]; changes to the app state (state.json)
 // are announced with a small "state_changed" {kind, ids} event, and the UI
-// re-reads what changed through tool calls.
+// re-reads what changed through tool calls; new app log entries are
+// announced with a throttled "logs_appended" {count} hint.
 package app
 
 import (
@@ -19,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
+	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -34,7 +37,19 @@ const (
 	EventToolResult       = "tool_result"
 	EventApprovalsChanged = "approvals_changed"
 	EventStateChanged     = "state_changed"
+	EventLogsAppended     = "logs_appended"
 )
+
+// logsThrottle is the most often a "logs_appended" hint is sent: entries
+// written within it are announced together.
+const logsThrottle = 200 * time.Millisecond
+
+// LogsAppendedPayload is the payload of [EventLogsAppended]: how many app
+// log entries were written since the last hint (the UI re-reads them with
+// app_get_logs), never the entries themselves.
+type LogsAppendedPayload struct {
+	Count int `json:"count"`
+}
 
 // SessionRenderer is the session id of every call from the window.
 const SessionRenderer = "renderer"
@@ -79,6 +94,7 @@ type App struct {
 	reg       *registry.Registry
 	approvals *permission.Approvals // nil: no approval prompts
 	store     *state.Store          // nil: no state_changed events
+	logs      *applog.Logger        // nil: no logs_appended events
 
 	// newEmitter turns the Wails context into an emitter (run.go sets it;
 	// tests set a fake). onStartup runs at the end of Startup.
@@ -97,6 +113,9 @@ type App struct {
 	detach   func()
 	unsub    func()
 	unsubSt  func()
+	unsubLog func()
+	logCount int         // entries not yet announced
+	logTimer *time.Timer // pending logs_appended hint
 	started  bool
 	shutdown bool
 	wg       sync.WaitGroup
@@ -108,6 +127,10 @@ type Option func(*App)
 // WithState makes the window hear of every change of the app state as a
 // "state_changed" event while it is open.
 func WithState(store *state.Store) Option { return func(a *App) { a.store = store } }
+
+// WithLogs makes the window hear of new app log entries as throttled
+// "logs_appended" hints while it is open, so the Logs panel is live.
+func WithLogs(l *applog.Logger) Option { return func(a *App) { a.logs = l } }
 
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
@@ -141,6 +164,9 @@ func (a *App) Startup(ctx context.Context) {
 	if a.store != nil {
 		a.unsubSt = a.store.Subscribe(a.onStateChange)
 	}
+	if a.logs != nil {
+		a.unsubLog = a.logs.Subscribe(a.onLog)
+	}
 	hook := a.onStartup
 	a.mu.Unlock()
 	if hook != nil {
@@ -161,9 +187,16 @@ func (a *App) Shutdown(ctx context.Context) {
 	}
 	a.shutdown = true
 	a.em = nil // the window is going away: nothing more is emitted
-	detach, unsub, unsubSt := a.detach, a.unsub, a.unsubSt
+	detach, unsub, unsubSt, unsubLog := a.detach, a.unsub, a.unsubSt, a.unsubLog
+	if a.logTimer != nil {
+		a.logTimer.Stop()
+		a.logTimer = nil
+	}
 	a.mu.Unlock()
 
+	if unsubLog != nil {
+		unsubLog()
+	}
 	if unsubSt != nil {
 		unsubSt()
 	}
@@ -316,6 +349,32 @@ func (a *App) onStateChange(c state.Change) {
 		ids = []string{}
 	}
 	a.emit(EventStateChanged, StateChangedPayload{Kind: c.Kind, IDs: ids})
+}
+
+// onLog counts a new log entry and schedules one hint for the entries of
+// the next logsThrottle.
+func (a *App) onLog(applog.Entry) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.shutdown {
+		return
+	}
+	a.logCount++
+	if a.logTimer == nil {
+		a.logTimer = time.AfterFunc(logsThrottle, a.flushLogs)
+	}
+}
+
+// flushLogs sends the pending logs_appended hint.
+func (a *App) flushLogs() {
+	a.mu.Lock()
+	n := a.logCount
+	a.logCount = 0
+	a.logTimer = nil
+	a.mu.Unlock()
+	if n > 0 {
+		a.emit(EventLogsAppended, LogsAppendedPayload{Count: n})
+	}
 }
 
 // emit sends an event to the window, if there is one.

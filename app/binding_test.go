@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -607,5 +608,51 @@ func TestOpenFolderDialog(t *testing.T) {
 	b.Shutdown(context.Background())
 	if _, err := b.OpenFolderDialog(""); protocol.CodeOf(err) != protocol.CodeRuntimeShuttingDown {
 		t.Errorf("OpenFolderDialog after Shutdown = %v, want RUNTIME_SHUTTING_DOWN", err)
+	}
+}
+
+func isLogsAppended(e emitted) bool { return e.name == EventLogsAppended }
+
+func TestLogsAppendedIsThrottledAndSmall(t *testing.T) {
+	logs, err := applog.Open(filepath.Join(t.TempDir(), "logs.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	a, em := startApp(t, newTestRegistry(t, nil), nil, WithLogs(logs))
+
+	// A burst of entries becomes one hint carrying the count, not the entries.
+	for i := range 50 {
+		logs.Logf(protocol.LevelInfo, "test", "entry %d", i)
+	}
+	e := em.waitFor(t, "logs_appended", isLogsAppended)
+	if p, ok := e.payload.(LogsAppendedPayload); !ok || p.Count != 50 {
+		t.Errorf("logs_appended payload = %#v, want count 50", e.payload)
+	}
+	if b, _ := json.Marshal(e.payload); string(b) != `{"count":50}` {
+		t.Errorf("logs_appended JSON = %s", b)
+	}
+	time.Sleep(2 * logsThrottle)
+	if n := em.count(isLogsAppended); n != 1 {
+		t.Errorf("50 entries in a burst gave %d hints, want 1", n)
+	}
+	logs.Logf(protocol.LevelInfo, "test", "later")
+	em.waitFor(t, "a second logs_appended", func(e emitted) bool {
+		p, ok := e.payload.(LogsAppendedPayload)
+		return isLogsAppended(e) && ok && p.Count == 1
+	})
+
+	// After Shutdown nothing more is announced.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.Shutdown(ctx)
+	a.mu.Lock()
+	a.em = em
+	a.mu.Unlock()
+	before := em.count(isLogsAppended)
+	logs.Logf(protocol.LevelInfo, "test", "after shutdown")
+	time.Sleep(2 * logsThrottle)
+	if n := em.count(isLogsAppended); n != before {
+		t.Errorf("logs_appended after Shutdown: %d, want %d", n, before)
 	}
 }

@@ -47,6 +47,32 @@ type Logger struct {
 	mirror io.Writer
 	mu     sync.Mutex // guards mirror writes
 	debug  atomic.Bool
+
+	subMu  sync.RWMutex
+	subs   map[int]func(Entry)
+	nextID int
+}
+
+// Subscribe calls fn after every entry is written, in the writer's
+// goroutine: fn must return quickly (a window coalesces these into a small
+// "logs appended" hint). It returns a func that cancels the subscription.
+func (l *Logger) Subscribe(fn func(Entry)) (cancel func()) {
+	if l == nil {
+		return func() {}
+	}
+	l.subMu.Lock()
+	defer l.subMu.Unlock()
+	if l.subs == nil {
+		l.subs = map[int]func(Entry){}
+	}
+	id := l.nextID
+	l.nextID++
+	l.subs[id] = fn
+	return func() {
+		l.subMu.Lock()
+		delete(l.subs, id)
+		l.subMu.Unlock()
+	}
 }
 
 // Open opens (or creates) the log file at path. mirror, if non-nil, gets a
@@ -101,6 +127,11 @@ func (l *Logger) Write(e Entry) {
 		fmt.Fprintf(l.mirror, "%s %-5s %s: %s%s\n", e.TS[11:23], e.Level, e.Source, e.Message, renderData(e.Data))
 		l.mu.Unlock()
 	}
+	l.subMu.RLock()
+	for _, fn := range l.subs {
+		fn(e)
+	}
+	l.subMu.RUnlock()
 }
 
 // Logf records a message at level from source with key/value pairs.

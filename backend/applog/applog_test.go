@@ -2,6 +2,7 @@ package applog
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,4 +66,24 @@ func TestNilLoggerDiscards(t *testing.T) {
 	if got, err := l.Query(Filter{}); got != nil || err != nil {
 		t.Errorf("nil Query = %v, %v", got, err)
 	}
+}
+
+func TestSubscribe(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), "logs.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var got []string
+	cancel := l.Subscribe(func(e Entry) { got = append(got, e.Message) })
+	l.Logf(protocol.LevelInfo, "test", "one")
+	l.Logf(protocol.LevelDebug, "test", "dropped: debug is off")
+	l.Logf(protocol.LevelWarn, "test", "two")
+	cancel()
+	l.Logf(protocol.LevelInfo, "test", "after cancel")
+	if fmt.Sprint(got) != "[one two]" {
+		t.Errorf("subscriber saw %v, want [one two]", got)
+	}
+	var nilLog *Logger
+	nilLog.Subscribe(func(Entry) {})() // a nil logger accepts and cancels a subscription
 }

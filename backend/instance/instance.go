@@ -195,7 +195,9 @@ func capsOrEmpty(c []protocol.Capability) []protocol.Capability {
 func (i *Instance) onOutcome(o registry.Outcome) {
 	i.audit.Audit(o)
 	if o.Result.OK || o.Result.Error == nil {
-		if i.log.Debug() { // build the entry only when debug mode keeps it
+		// Reading the logs does not write one (a live Logs panel would feed
+		// itself); debug mode keeps the rest.
+		if i.log.Debug() && o.ToolName != "app_get_logs" {
 			i.log.Write(applog.Entry{Level: protocol.LevelDebug, Source: "registry", Message: "tool call ok",
 				ToolName: o.ToolName, Caller: string(o.Client.Caller), SessionID: o.Client.SessionID,
 				Data: map[string]any{"requestId": o.RequestID, "durationMs": o.Duration.Milliseconds()}})

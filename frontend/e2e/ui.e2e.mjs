@@ -208,6 +208,22 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     await count(n);
   });
 
+  test('logs: the drawer\'s Logs panel shows new entries live', { timeout: 30_000 }, async () => {
+    const drawer = page.getByRole('region', { name: 'Bottom drawer' });
+    const wasOpen = (await activeSpace()).layout.drawerOpen;
+    if (!wasOpen) await page.keyboard.press('Control+j');
+    await drawer.getByRole('tab', { name: 'Logs' }).click();
+    await drawer.getByText(/entries · live/).waitFor();
+    // A failing CLI call is logged by the runtime; the panel shows it without a refresh.
+    const marker = `e2e_missing_tool_${process.pid}_${Date.now()}`;
+    await execFileP(BIN, ['call', marker], { timeout: 15_000 }).catch(() => {});
+    await drawer.getByText(marker).first().waitFor({ timeout: 5_000 });
+    if (!wasOpen) {
+      await page.keyboard.press('Control+j');
+      await drawer.waitFor({ state: 'detached' });
+    }
+  });
+
   test('split: Ctrl+\\ splits, tabs drag between panes, the divider resizes, the right edge splits', { timeout: 60_000 }, async () => {
     // A fresh space with three editor tabs.
     await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: 'New space' }).click();

@@ -128,6 +128,7 @@ export const Topics = {
   toolResult: 'tool_result',
   approvalsChanged: 'approvals_changed',
   stateChanged: 'state_changed',
+  logsAppended: 'logs_appended',
 } as const;
 
 // ---- App state (backend/state/types.go) ----

@@ -1,14 +1,42 @@
-import { call, type LogEntry } from '../bridge';
+import { call, subscribe, Topics, type LogEntry } from '../bridge';
 import { errorText } from './toasts.svelte';
 
-/** App log entries (app_get_logs), newest last; polled while the Logs panel is open. */
-class LogsStore {
+/**
+ * App log entries (app_get_logs), newest last. While the Logs panel is open
+ * the store is live: every "logs_appended" hint from the Go side triggers a
+ * re-read (hints arriving during a read coalesce into one more read).
+ */
+export class LogsStore {
   entries = $state<LogEntry[]>([]);
   error = $state('');
   loading = $state(false);
   level = $state<'' | LogEntry['level']>('');
+  /** True while the store follows logs_appended hints. */
+  live = $state(false);
 
-  async refresh(): Promise<void> {
+  private inflight: Promise<void> | null = null;
+  private again = false;
+
+  /** Re-reads the newest entries. */
+  refresh(): Promise<void> {
+    if (this.inflight) {
+      this.again = true;
+      return this.inflight;
+    }
+    this.inflight = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load();
+        } while (this.again);
+      } finally {
+        this.inflight = null;
+      }
+    })();
+    return this.inflight;
+  }
+
+  private async load(): Promise<void> {
     this.loading = true;
     try {
       const args: Record<string, unknown> = { limit: 300 };
@@ -27,11 +55,20 @@ class LogsStore {
     }
   }
 
-  /** Reads now and every intervalMs until the returned stop is called. */
-  poll(intervalMs = 3000): () => void {
+  /** Reads now and again on every logs_appended hint until the returned stop is called. */
+  follow(): () => void {
+    let off: () => void = () => {};
+    try {
+      off = subscribe(Topics.logsAppended, () => void this.refresh());
+      this.live = true;
+    } catch (err) {
+      this.error = errorText(err);
+    }
     void this.refresh();
-    const t = setInterval(() => void this.refresh(), intervalMs);
-    return () => clearInterval(t);
+    return () => {
+      off();
+      this.live = false;
+    };
   }
 }
 
