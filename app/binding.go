@@ -19,7 +19,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
@@ -103,6 +106,12 @@ type App struct {
 	// pickFolder shows the native folder dialog (run.go sets it; tests set
 	// a fake). It returns "" when the user cancels.
 	pickFolder func(ctx context.Context, title string) (string, error)
+	// confirmQuit asks the user a yes/no question before the window closes
+	// (run.go sets a native dialog; tests set a fake).
+	confirmQuit func(ctx context.Context, title, message string) (bool, error)
+	// quitting is set when the runtime itself ends the window (a signal):
+	// then nobody is asked.
+	quitting atomic.Bool
 
 	mu       sync.Mutex
 	em       emitter
@@ -280,6 +289,56 @@ func (a *App) Cancel(callID string) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// BeforeClose runs when the window is about to close (Wails OnBeforeClose)
+// and returns true to keep it open. With the confirmOnClose setting on and
+// work in flight — tool calls still running (from the window, the CLI or
+// agents) or programs waiting for approval — it asks the user first; with
+// nothing to lose it closes at once. A failing dialog never traps the user:
+// the window closes.
+func (a *App) BeforeClose(ctx context.Context) (prevent bool) {
+	if a.quitting.Load() || a.store == nil || !a.store.Settings().ConfirmOnClose {
+		return false
+	}
+	a.mu.Lock()
+	ask := a.confirmQuit
+	a.mu.Unlock()
+	pending := 0
+	if a.approvals != nil {
+		pending = len(a.approvals.Pending())
+	}
+	question := quitQuestion(a.reg.InFlight(), pending)
+	if ask == nil || question == "" {
+		return false
+	}
+	quit, err := ask(ctx, "Quit meith?", question)
+	if err != nil {
+		return false
+	}
+	return !quit
+}
+
+// quitQuestion words the question BeforeClose asks, or "" when nothing is
+// in flight.
+func quitQuestion(calls, approvals int) string {
+	var parts []string
+	switch {
+	case calls == 1:
+		parts = append(parts, "1 tool call is still running")
+	case calls > 1:
+		parts = append(parts, fmt.Sprintf("%d tool calls are still running", calls))
+	}
+	switch {
+	case approvals == 1:
+		parts = append(parts, "1 program is waiting for your approval")
+	case approvals > 1:
+		parts = append(parts, fmt.Sprintf("%d programs are waiting for your approval", approvals))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " and ") + ". Quitting cancels them. Quit anyway?"
 }
 
 // OpenFolderDialog shows the native folder picker and returns the chosen

@@ -656,3 +656,81 @@ func TestLogsAppendedIsThrottledAndSmall(t *testing.T) {
 		t.Errorf("logs_appended after Shutdown: %d, want %d", n, before)
 	}
 }
+
+func TestQuitQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		calls, approvals int
+		want             string
+	}{
+		{0, 0, ""},
+		{1, 0, "1 tool call is still running. Quitting cancels them. Quit anyway?"},
+		{3, 0, "3 tool calls are still running. Quitting cancels them. Quit anyway?"},
+		{0, 1, "1 program is waiting for your approval. Quitting cancels them. Quit anyway?"},
+		{2, 2, "2 tool calls are still running and 2 programs are waiting for your approval. Quitting cancels them. Quit anyway?"},
+	} {
+		if got := quitQuestion(tc.calls, tc.approvals); got != tc.want {
+			t.Errorf("quitQuestion(%d, %d) = %q, want %q", tc.calls, tc.approvals, got, tc.want)
+		}
+	}
+}
+
+func TestBeforeCloseAsksOnlyWithWorkInFlight(t *testing.T) {
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{Debounce: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	a, em := startApp(t, newTestRegistry(t, nil), nil, WithState(store))
+	var asked []string
+	answer, answerErr := false, error(nil)
+	a.confirmQuit = func(ctx context.Context, title, message string) (bool, error) {
+		asked = append(asked, message)
+		return answer, answerErr
+	}
+	setConfirm := func(on bool) {
+		if err := store.Update(func(s *state.State) error { s.Settings.ConfirmOnClose = on; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Nothing in flight: close without a question.
+	if a.BeforeClose(context.Background()) || len(asked) != 0 {
+		t.Fatalf("idle: BeforeClose prevented or asked %v", asked)
+	}
+
+	// A long call in flight: ask; "No" keeps the window open, "Yes" closes it.
+	id, err := a.Call("wait_forever", nil, protocol.ClientInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	em.waitFor(t, "the call to start", func(e emitted) bool { return e.name == EventToolEvent })
+	for _, tc := range []struct {
+		answer      bool
+		err         error
+		wantPrevent bool
+	}{
+		{false, nil, true},
+		{true, nil, false},
+		{false, errors.New("no dialog"), false}, // a broken dialog never traps the user
+	} {
+		answer, answerErr = tc.answer, tc.err
+		asked = nil
+		if got := a.BeforeClose(context.Background()); got != tc.wantPrevent || len(asked) != 1 ||
+			asked[0] != "1 tool call is still running. Quitting cancels them. Quit anyway?" {
+			t.Errorf("answer %v/%v: BeforeClose = %v (asked %q), want %v", tc.answer, tc.err, got, asked, tc.wantPrevent)
+		}
+	}
+
+	// The setting off, or the runtime quitting on a signal: no question.
+	asked = nil
+	setConfirm(false)
+	if a.BeforeClose(context.Background()) || len(asked) != 0 {
+		t.Errorf("confirmOnClose off: asked %v", asked)
+	}
+	setConfirm(true)
+	a.quitting.Store(true)
+	if a.BeforeClose(context.Background()) || len(asked) != 0 {
+		t.Errorf("quitting: asked %v", asked)
+	}
+	a.Cancel(id)
+}

@@ -89,6 +89,12 @@ func run(ctx context.Context, a *App) error {
 			Title: title, DefaultDirectory: home, CanCreateDirectories: true,
 		})
 	}
+	a.confirmQuit = func(wctx context.Context, title, message string) (bool, error) {
+		answer, err := wruntime.MessageDialog(wctx, wruntime.MessageDialogOptions{
+			Type: wruntime.QuestionDialog, Title: title, Message: message,
+		})
+		return answer == "Yes", err
+	}
 	a.onStartup = func(wctx context.Context) {
 		go func() {
 			select {
@@ -96,6 +102,7 @@ func run(ctx context.Context, a *App) error {
 			case <-a.base.Done(): // Shutdown ran: nothing to do
 				return
 			}
+			a.quitting.Store(true) // a signal ends the app: no "Quit meith?" question
 			for range 10 {
 				wruntime.Quit(wctx)
 				select {
@@ -116,10 +123,11 @@ func run(ctx context.Context, a *App) error {
 		AssetServer:      &assetserver.Options{Assets: frontend.Assets},
 		// Passing the methods themselves (not closures) also keeps Wails
 		// from binding them to JavaScript.
-		OnStartup:  a.Startup,
-		OnShutdown: a.Shutdown,
-		Bind:       []any{a},
-		Linux:      &linux.Options{ProgramName: "meith"},
+		OnStartup:     a.Startup,
+		OnShutdown:    a.Shutdown,
+		OnBeforeClose: a.BeforeClose,
+		Bind:          []any{a},
+		Linux:         &linux.Options{ProgramName: "meith"},
 	})
 }
 
