@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -129,6 +130,17 @@ func run(ctx context.Context, a *App) error {
 		Bind:          []any{a},
 		Linux:         &linux.Options{ProgramName: "meith"},
 	})
+}
+
+// appIcon returns the window icon PNG (128 px; the 512 px appicon.png is
+// for the desktop menu) from the embedded frontend, or nil when the
+// frontend has not been built: the window then has the default icon.
+func appIcon() []byte {
+	b, err := fs.ReadFile(frontend.Assets, "dist/appicon-128.png")
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // wailsEmitter emits Wails runtime events to the window.

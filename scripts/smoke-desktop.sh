@@ -49,6 +49,14 @@ grep -q 'will not build without the correct build tags' "$tmp/app.out" "$tmp/app
 [ "$n" -gt 32 ] || fail "the window stayed blank ($n colors) — see $shot"
 echo "window screenshot: $shot ($n colors, after $((i / 2)) s)"
 
+# (GTK sets _NET_WM_ICON only when a window manager announces support for
+# it, and Xvfb runs none, so the icon itself cannot be checked here.)
+echo "desktop integration: title and WM_CLASS of the window:"
+win=$(xdotool search --onlyvisible --name '^meith$' | head -n 1)
+[ -n "$win" ] || fail "no visible window titled meith"
+xprop -id "$win" WM_CLASS | grep '"meith"' >/dev/null || { xprop -id "$win" WM_CLASS; fail "WM_CLASS is not meith (the .desktop file's StartupWMClass)"; }
+echo "window $win: title meith, WM_CLASS meith"
+
 echo "CLI against the desktop runtime:"
 timeout 20 "$BIN" call app_health >"$tmp/health.json"
 grep -q '"status": "ok"' "$tmp/health.json" || { cat "$tmp/health.json"; fail "app_health is not ok"; }
