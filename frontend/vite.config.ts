@@ -19,6 +19,9 @@ export default defineConfig({
     port: 5173,
     strictPort: true,
   },
+  // Component tests mount Svelte components in happy-dom: they need
+  // Svelte's browser build (the default resolution picks the server one).
+  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],

@@ -1,0 +1,95 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import type { BrowserTab, WorkspaceTab } from '../../bridge';
+import type { PaneItem } from '../../stores/appState.svelte';
+
+// The bridge stand-in records tool calls and answers them with ok.
+const fake = vi.hoisted(() => ({ calls: [] as { tool: string; args: Record<string, unknown> }[], tools: [] as string[] }));
+vi.mock('../../bridge', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../bridge')>();
+  return {
+    ...real,
+    call: vi.fn(async (tool: string, args: Record<string, unknown> = {}) => {
+      fake.calls.push({ tool, args });
+      return tool === 'app_get_state' ? { ok: false, error: { code: 'TOOL_FAILED', message: 'not here' } } : { ok: true, content: { closed: true } };
+    }),
+    listTools: vi.fn(async () => fake.tools.map((name) => ({ name, description: '', inputSchema: {}, capabilities: [] }))),
+    subscribe: vi.fn(() => () => {}),
+  };
+});
+
+const { default: TabStrip } = await import('./TabStrip.svelte');
+const { tools } = await import('../../stores/tools.svelte');
+
+const wtab = (id: string, kind: WorkspaceTab['kind'], title: string): PaneItem => ({
+  id, browser: false, title, detail: '/p', pane: 'primary',
+  tab: { id, spaceId: 's', kind, title, cwd: '/p', active: false, pane: 'primary', terminalId: null, activeFilePath: null, openFilePaths: [], selectedGitFilePath: null, createdAt: 1 },
+});
+const btab: PaneItem = {
+  id: 'btab_1', browser: true, title: 'Shop', detail: 'http://127.0.0.1:5173/', pane: 'primary',
+  tab: { id: 'btab_1', spaceId: 's', url: 'http://127.0.0.1:5173/', title: 'Shop', active: true, pane: 'primary' } as BrowserTab,
+};
+const items = [btab, wtab('wtab_1', 'editor', 'Editor'), wtab('wtab_2', 'terminal', 'Shell')];
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  flushSync();
+};
+const tabs = () => [...document.querySelectorAll('[role="tab"]')] as HTMLButtonElement[];
+const used = () => fake.calls.filter((c) => c.tool !== 'app_get_state');
+
+let app: ReturnType<typeof mount> | undefined;
+async function render() {
+  app = mount(TabStrip, { target: document.body, props: { pane: 'primary', items, shownId: 'wtab_1' } });
+  await settle();
+}
+beforeEach(async () => {
+  fake.calls = [];
+  fake.tools = [];
+  document.body.innerHTML = '';
+  await tools.refresh();
+});
+afterEach(() => {
+  if (app) unmount(app);
+});
+
+describe('TabStrip', () => {
+  it('shows browser tabs first, marks the shown tab and names the strip after its pane', async () => {
+    await render();
+    expect(document.querySelector('[role="tablist"]')?.getAttribute('aria-label')).toBe('Primary pane tabs');
+    expect(tabs().map((t) => t.textContent?.trim().replace(/\s+/g, ' '))).toEqual(['◍ Shop', '✎ Editor', '›_ Shell']);
+    expect(tabs().map((t) => t.getAttribute('aria-selected'))).toEqual(['false', 'true', 'false']);
+  });
+
+  it('offers no close button for browser tabs until close_browser_tab exists', async () => {
+    await render();
+    const closes = () => [...document.querySelectorAll('button[aria-label^="Close "]')].map((b) => b.getAttribute('aria-label'));
+    expect(closes()).toEqual(['Close Editor', 'Close Shell']);
+    unmount(app!);
+    fake.tools = ['close_browser_tab'];
+    await tools.refresh();
+    document.body.innerHTML = '';
+    await render();
+    expect(closes()).toEqual(['Close Shop', 'Close Editor', 'Close Shell']);
+  });
+
+  it('shows, closes and moves tabs through tools', async () => {
+    await render();
+    tabs()[2].click();
+    tabs()[0].click();
+    (document.querySelector('button[aria-label="Close Editor"]') as HTMLButtonElement).click();
+    tabs()[2].dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', altKey: true, shiftKey: true, bubbles: true }));
+    tabs()[1].dispatchEvent(new KeyboardEvent('keydown', { key: 'Delete', bubbles: true }));
+    (document.querySelector('button[aria-label="New editor tab in the primary pane"]') as HTMLButtonElement).click();
+    await settle();
+    expect(used().map((c) => [c.tool, c.args])).toEqual([
+      ['focus_workspace_tab', { tabId: 'wtab_2' }],
+      ['move_tab', { tabId: 'btab_1', pane: 'primary' }], // showing a browser tab
+      ['close_workspace_tab', { tabId: 'wtab_1' }],
+      ['move_tab', { tabId: 'wtab_2', pane: 'secondary' }], // Alt+Shift+→
+      ['close_workspace_tab', { tabId: 'wtab_1' }], // Delete
+      ['open_workspace_tab', { title: 'Editor', cwd: '~', kind: 'editor', pane: 'primary' }],
+    ]);
+  });
+});
