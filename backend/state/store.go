@@ -331,7 +331,7 @@ func diff(a, b *State) []Change {
 	if len(tabIDs) > 0 {
 		out = append(out, Change{Kind: ChangeTabs, IDs: tabIDs})
 	}
-	if a.Settings != b.Settings {
+	if !reflect.DeepEqual(a.Settings, b.Settings) {
 		out = append(out, Change{Kind: ChangeSettings})
 	}
 	return out

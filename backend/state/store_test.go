@@ -40,7 +40,8 @@ func TestDefaults(t *testing.T) {
 		{"projectId", sp.ProjectID == nil, true},
 		{"browserTabs", fmt.Sprint(st.BrowserTabs), "[]"},
 		{"workspaceTabs", fmt.Sprint(st.WorkspaceTabs), "[]"},
-		{"settings", st.Settings, DefaultSettings()},
+		{"settings", fmt.Sprint(st.Settings), fmt.Sprint(DefaultSettings())},
+		{"git refresh", st.Settings.Git.RefreshIntervalMs, 2500},
 		{"confirmOnClose", st.Settings.ConfirmOnClose, true},
 		{"defaultPackageManager", st.Settings.DefaultPackageManager, "unknown"},
 	}

@@ -111,15 +111,76 @@ type WorkspaceTab struct {
 	CreatedAt           int64   `json:"createdAt"` // Unix milliseconds
 }
 
-// AppSettings are the global app settings. The git settings are added by
-// the git issue.
+// AppSettings are the global app settings.
 type AppSettings struct {
-	AutoRunOnOpen         bool   `json:"autoRunOnOpen"`
-	ConfirmOnClose        bool   `json:"confirmOnClose"`
-	StopServersOnClose    bool   `json:"stopServersOnClose"`
-	ShowOutputOnRun       bool   `json:"showOutputOnRun"`
-	DefaultPackageManager string `json:"defaultPackageManager"`
-	DebugMode             bool   `json:"debugMode"`
+	AutoRunOnOpen         bool        `json:"autoRunOnOpen"`
+	ConfirmOnClose        bool        `json:"confirmOnClose"`
+	StopServersOnClose    bool        `json:"stopServersOnClose"`
+	ShowOutputOnRun       bool        `json:"showOutputOnRun"`
+	DefaultPackageManager string      `json:"defaultPackageManager"`
+	DebugMode             bool        `json:"debugMode"`
+	Git                   GitSettings `json:"git"`
+}
+
+// GitSettings are the settings of the git tools and the Git panel.
+type GitSettings struct {
+	// RefreshIntervalMs is how often the Git panel re-reads when no file
+	// watcher event arrives (the watcher is the normal path).
+	RefreshIntervalMs int `json:"refreshIntervalMs"`
+	// ShowUntrackedFiles lists untracked files under Changes.
+	ShowUntrackedFiles bool `json:"showUntrackedFiles"`
+	// ConfirmBeforeRestore asks before discarding changes.
+	ConfirmBeforeRestore bool `json:"confirmBeforeRestore"`
+	// CheckpointBeforeAgentRun takes a checkpoint before every agent run.
+	CheckpointBeforeAgentRun bool `json:"checkpointBeforeAgentRun"`
+	// IdentityProfiles are the saved commit identities.
+	IdentityProfiles []IdentityProfile `json:"identityProfiles"`
+	// ActiveIdentityProfileID is the profile git_commit uses as author and
+	// committer; nil uses the repository's git config.
+	ActiveIdentityProfileID *string `json:"activeIdentityProfileId"`
+}
+
+// IdentityProfile is a saved commit identity ("gitacct_…").
+type IdentityProfile struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+// IdentityProfilePrefix is the id prefix of identity profiles.
+const IdentityProfilePrefix = "gitacct"
+
+// Limits of [GitSettings.RefreshIntervalMs].
+const (
+	MinGitRefreshMs = 500
+	MaxGitRefreshMs = 60_000
+)
+
+// ActiveIdentity returns the active identity profile, or nil when none is
+// chosen (or the chosen id no longer exists).
+func (g GitSettings) ActiveIdentity() *IdentityProfile {
+	if g.ActiveIdentityProfileID == nil {
+		return nil
+	}
+	for _, p := range g.IdentityProfiles {
+		if p.ID == *g.ActiveIdentityProfileID {
+			p := p
+			return &p
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of s.
+func (s AppSettings) Clone() AppSettings {
+	c := s
+	c.Git.IdentityProfiles = slices.Clone(s.Git.IdentityProfiles)
+	if c.Git.IdentityProfiles == nil {
+		c.Git.IdentityProfiles = []IdentityProfile{}
+	}
+	c.Git.ActiveIdentityProfileID = clonePtr(s.Git.ActiveIdentityProfileID)
+	return c
 }
 
 // DefaultSettings returns the settings of a fresh install.
@@ -131,6 +192,10 @@ func DefaultSettings() AppSettings {
 		ShowOutputOnRun:       true,
 		DefaultPackageManager: "unknown",
 		DebugMode:             false,
+		Git: GitSettings{
+			RefreshIntervalMs: 2500, ShowUntrackedFiles: true, ConfirmBeforeRestore: true,
+			CheckpointBeforeAgentRun: true, IdentityProfiles: []IdentityProfile{},
+		},
 	}
 }
 
@@ -191,6 +256,7 @@ func (s State) Clone() State {
 	for i, t := range s.WorkspaceTabs {
 		c.WorkspaceTabs[i] = t.Clone()
 	}
+	c.Settings = s.Settings.Clone()
 	return c
 }
 
@@ -289,6 +355,28 @@ func (s *State) Validate() error {
 	}
 	if !slices.Contains(PackageManagers, s.Settings.DefaultPackageManager) {
 		return fmt.Errorf("unknown default package manager %q", s.Settings.DefaultPackageManager)
+	}
+	return s.Settings.Git.validate()
+}
+
+// validate checks the git settings: a refresh interval within its limits,
+// unique non-empty profile ids, and an active profile that exists.
+func (g GitSettings) validate() error {
+	if g.RefreshIntervalMs < MinGitRefreshMs || g.RefreshIntervalMs > MaxGitRefreshMs {
+		return fmt.Errorf("git refresh interval %d ms is outside [%d, %d]", g.RefreshIntervalMs, MinGitRefreshMs, MaxGitRefreshMs)
+	}
+	ids := map[string]bool{}
+	for _, p := range g.IdentityProfiles {
+		if p.ID == "" {
+			return fmt.Errorf("an identity profile has an empty id")
+		}
+		if ids[p.ID] {
+			return fmt.Errorf("duplicate identity profile id %s", p.ID)
+		}
+		ids[p.ID] = true
+	}
+	if g.ActiveIdentityProfileID != nil && !ids[*g.ActiveIdentityProfileID] {
+		return fmt.Errorf("active identity profile %q does not exist", *g.ActiveIdentityProfileID)
 	}
 	return nil
 }

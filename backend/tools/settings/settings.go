@@ -5,7 +5,11 @@ package settings
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -29,12 +33,25 @@ type Result struct {
 // Patch is a partial [state.AppSettings]: only the given keys change. A
 // null value leaves its key unchanged.
 type Patch struct {
-	AutoRunOnOpen         *bool   `json:"autoRunOnOpen,omitempty" jsonschema:"start the dev server when a project is opened"`
-	ConfirmOnClose        *bool   `json:"confirmOnClose,omitempty" jsonschema:"ask before closing a space or tab"`
-	StopServersOnClose    *bool   `json:"stopServersOnClose,omitempty" jsonschema:"stop a project's servers when its space closes"`
-	ShowOutputOnRun       *bool   `json:"showOutputOnRun,omitempty" jsonschema:"open the Output panel when a project runs"`
-	DefaultPackageManager *string `json:"defaultPackageManager,omitempty" jsonschema:"package manager for projects without a lockfile (unknown: detect)" enum:"unknown,npm,pnpm,yarn,bun"`
-	DebugMode             *bool   `json:"debugMode,omitempty" jsonschema:"keep debug-level entries in logs.jsonl"`
+	AutoRunOnOpen         *bool     `json:"autoRunOnOpen,omitempty" jsonschema:"start the dev server when a project is opened"`
+	ConfirmOnClose        *bool     `json:"confirmOnClose,omitempty" jsonschema:"ask before closing a space or tab"`
+	StopServersOnClose    *bool     `json:"stopServersOnClose,omitempty" jsonschema:"stop a project's servers when its space closes"`
+	ShowOutputOnRun       *bool     `json:"showOutputOnRun,omitempty" jsonschema:"open the Output panel when a project runs"`
+	DefaultPackageManager *string   `json:"defaultPackageManager,omitempty" jsonschema:"package manager for projects without a lockfile (unknown: detect)" enum:"unknown,npm,pnpm,yarn,bun"`
+	DebugMode             *bool     `json:"debugMode,omitempty" jsonschema:"keep debug-level entries in logs.jsonl"`
+	Git                   *GitPatch `json:"git,omitempty" jsonschema:"git settings to change; keys not given keep their value"`
+}
+
+// GitPatch is a partial [state.GitSettings]. identityProfiles, when given,
+// replaces the whole list; activeIdentityProfileId takes a profile id, or
+// null for "use the repository's git config".
+type GitPatch struct {
+	RefreshIntervalMs        *int                    `json:"refreshIntervalMs,omitempty" jsonschema:"how often the Git panel re-reads without a watcher event (ms)" minimum:"500" maximum:"60000"`
+	ShowUntrackedFiles       *bool                   `json:"showUntrackedFiles,omitempty" jsonschema:"list untracked files in the Git panel"`
+	ConfirmBeforeRestore     *bool                   `json:"confirmBeforeRestore,omitempty" jsonschema:"ask before discarding changes"`
+	CheckpointBeforeAgentRun *bool                   `json:"checkpointBeforeAgentRun,omitempty" jsonschema:"take a checkpoint before every agent run"`
+	IdentityProfiles         []state.IdentityProfile `json:"identityProfiles,omitempty" jsonschema:"the saved commit identities (replaces the list)"`
+	ActiveIdentityProfileID  json.RawMessage         `json:"activeIdentityProfileId,omitempty" jsonschema:"the profile git_commit uses (an id), or null for the repository's git config"`
 }
 
 // SetInput is the input of set_app_settings.
@@ -50,7 +67,52 @@ func (p Patch) Apply(s state.AppSettings) state.AppSettings {
 	set(&s.ShowOutputOnRun, p.ShowOutputOnRun)
 	set(&s.DefaultPackageManager, p.DefaultPackageManager)
 	set(&s.DebugMode, p.DebugMode)
+	if g := p.Git; g != nil {
+		set(&s.Git.RefreshIntervalMs, g.RefreshIntervalMs)
+		set(&s.Git.ShowUntrackedFiles, g.ShowUntrackedFiles)
+		set(&s.Git.ConfirmBeforeRestore, g.ConfirmBeforeRestore)
+		set(&s.Git.CheckpointBeforeAgentRun, g.CheckpointBeforeAgentRun)
+		if g.IdentityProfiles != nil {
+			s.Git.IdentityProfiles = slices.Clone(g.IdentityProfiles)
+			if s.Git.ActiveIdentity() == nil {
+				s.Git.ActiveIdentityProfileID = nil // the active profile was removed
+			}
+		}
+		if len(g.ActiveIdentityProfileID) > 0 {
+			var id *string
+			_ = json.Unmarshal(g.ActiveIdentityProfileID, &id) // checked by validate
+			s.Git.ActiveIdentityProfileID = id
+		}
+	}
 	return s
+}
+
+// validate checks what the schema cannot: profile ids, names and the
+// active profile id.
+func (p Patch) validate() error {
+	g := p.Git
+	if g == nil {
+		return nil
+	}
+	for i, prof := range g.IdentityProfiles {
+		if !strings.HasPrefix(prof.ID, state.IdentityProfilePrefix+"_") {
+			return validationError(fmt.Sprintf("settings.git.identityProfiles[%d].id", i),
+				fmt.Sprintf("profile id %q must start with %q", prof.ID, state.IdentityProfilePrefix+"_"))
+		}
+	}
+	if len(g.ActiveIdentityProfileID) > 0 {
+		var id *string
+		if err := json.Unmarshal(g.ActiveIdentityProfileID, &id); err != nil {
+			return validationError("settings.git.activeIdentityProfileId", "activeIdentityProfileId must be a profile id or null")
+		}
+	}
+	return nil
+}
+
+// validationError is a VALIDATION_ERROR shaped like the registry's own.
+func validationError(path, msg string) error {
+	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
+		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: path, Message: msg}}}}
 }
 
 func set[T any](dst *T, v *T) {
@@ -71,9 +133,12 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{
 		Name:         "set_app_settings",
-		Description:  "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager). Only the provided keys change.",
+		Description:  "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
 		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
 	}, func(ctx context.Context, call *registry.Call, in SetInput) (protocol.ToolResult, error) {
+		if err := in.Settings.validate(); err != nil {
+			return protocol.ToolResult{}, err
+		}
 		var out state.AppSettings
 		err := d.Store.Update(func(s *state.State) error {
 			s.Settings = in.Settings.Apply(s.Settings)
@@ -85,7 +150,9 @@ func Register(r *registry.Registry, d Deps) {
 			if errors.As(err, &te) {
 				return protocol.ToolResult{}, err
 			}
-			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+			// An invariant the patch broke (an unknown active profile, a
+			// duplicate id) is the caller's mistake.
+			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + err.Error(), Err: err}
 		}
 		if d.OnChange != nil {
 			d.OnChange(out)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,7 +49,8 @@ func TestToolsRegistered(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	reg, _, _ := setup(t)
 	res := call(reg, "get_app_settings", `{}`)
-	want := `{"settings":{"autoRunOnOpen":false,"confirmOnClose":true,"stopServersOnClose":true,"showOutputOnRun":true,"defaultPackageManager":"unknown","debugMode":false}}`
+	want := `{"settings":{"autoRunOnOpen":false,"confirmOnClose":true,"stopServersOnClose":true,"showOutputOnRun":true,"defaultPackageManager":"unknown","debugMode":false,` +
+		`"git":{"refreshIntervalMs":2500,"showUntrackedFiles":true,"confirmBeforeRestore":true,"checkpointBeforeAgentRun":true,"identityProfiles":[],"activeIdentityProfileId":null}}}`
 	if !res.OK || string(res.Content) != want {
 		t.Errorf("get_app_settings = %s %+v, want %s", res.Content, res.Error, want)
 	}
@@ -68,20 +70,41 @@ func TestPatch(t *testing.T) {
 		}},
 		{`{"settings":{"debugMode":true,"showOutputOnRun":null}}`, func(s *state.AppSettings) { s.DebugMode = true }},
 		{`{"settings":{"stopServersOnClose":false}}`, func(s *state.AppSettings) { s.StopServersOnClose = false }},
+		{`{"settings":{"git":{"refreshIntervalMs":5000,"showUntrackedFiles":false}}}`, func(s *state.AppSettings) {
+			s.Git.RefreshIntervalMs = 5000
+			s.Git.ShowUntrackedFiles = false
+		}},
+		{`{"settings":{"git":{"identityProfiles":[{"id":"gitacct_1","label":"Work","name":"Ada","email":"ada@example.com"}],"activeIdentityProfileId":"gitacct_1"}}}`,
+			func(s *state.AppSettings) {
+				s.Git.IdentityProfiles = []state.IdentityProfile{{ID: "gitacct_1", Label: "Work", Name: "Ada", Email: "ada@example.com"}}
+				id := "gitacct_1"
+				s.Git.ActiveIdentityProfileID = &id
+			}},
+		{`{"settings":{"git":{"confirmBeforeRestore":false}}}`, func(s *state.AppSettings) { s.Git.ConfirmBeforeRestore = false }},
+		{`{"settings":{"git":{"activeIdentityProfileId":null}}}`, func(s *state.AppSettings) { s.Git.ActiveIdentityProfileID = nil }},
+		{`{"settings":{"git":{"activeIdentityProfileId":"gitacct_1"}}}`, func(s *state.AppSettings) {
+			id := "gitacct_1"
+			s.Git.ActiveIdentityProfileID = &id
+		}},
+		// Removing the active profile resets the choice to "use git config".
+		{`{"settings":{"git":{"identityProfiles":[]}}}`, func(s *state.AppSettings) {
+			s.Git.IdentityProfiles = []state.IdentityProfile{}
+			s.Git.ActiveIdentityProfileID = nil
+		}},
 	}
 	want := state.DefaultSettings()
 	for _, tt := range tests {
 		tt.want(&want)
 		res := call(reg, "set_app_settings", tt.args)
 		var got settings.Result
-		if !res.OK || json.Unmarshal(res.Content, &got) != nil || got.Settings != want {
+		if !res.OK || json.Unmarshal(res.Content, &got) != nil || !reflect.DeepEqual(got.Settings, want) {
 			t.Errorf("set_app_settings(%s) = %s %+v, want %+v", tt.args, res.Content, res.Error, want)
 		}
-		if stored := st.Settings(); stored != want {
+		if stored := st.Settings(); !reflect.DeepEqual(stored, want) {
 			t.Errorf("after set_app_settings(%s) stored %+v, want %+v", tt.args, stored, want)
 		}
 	}
-	if len(*changes) != len(tests) || (*changes)[len(tests)-1] != want {
+	if len(*changes) != len(tests) || !reflect.DeepEqual((*changes)[len(tests)-1], want) {
 		t.Errorf("OnChange calls = %v, want %d ending in %+v", *changes, len(tests), want)
 	}
 }
@@ -93,7 +116,11 @@ func TestPatchRefused(t *testing.T) {
 		msg  string
 	}{
 		{`{}`, "settings"},
-		{`{"settings":{"git":{}}}`, "git"},
+		{`{"settings":{"git":{"refreshIntervalMs":5}}}`, "refreshIntervalMs"},
+		{`{"settings":{"git":{"activeIdentityProfileId":"gitacct_nope"}}}`, "gitacct_nope"},
+		{`{"settings":{"git":{"activeIdentityProfileId":7}}}`, "activeIdentityProfileId"},
+		{`{"settings":{"git":{"identityProfiles":[{"id":"x","label":"","name":"","email":""}]}}}`, "gitacct_"},
+		{`{"settings":{"git":{"identityProfiles":[{"id":"gitacct_a","label":"A","name":"A","email":"a@x"},{"id":"gitacct_a","label":"B","name":"B","email":"b@x"}]}}}`, "duplicate"},
 		{`{"settings":{"autoRun":true}}`, "autoRun"},
 		{`{"settings":{"defaultPackageManager":"pip"}}`, "defaultPackageManager"},
 		{`{"settings":{"debugMode":"yes"}}`, "debugMode"},
@@ -104,7 +131,7 @@ func TestPatchRefused(t *testing.T) {
 			t.Errorf("set_app_settings(%s) = %+v, want VALIDATION_ERROR naming %q", tt.args, res.Error, tt.msg)
 		}
 	}
-	if st.Settings() != state.DefaultSettings() {
+	if !reflect.DeepEqual(st.Settings(), state.DefaultSettings()) {
 		t.Errorf("refused patches changed the settings to %+v", st.Settings())
 	}
 }

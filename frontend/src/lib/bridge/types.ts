@@ -199,6 +199,26 @@ export interface AppSettings {
   showOutputOnRun: boolean;
   defaultPackageManager: PackageManager;
   debugMode: boolean;
+  git: GitSettings;
+}
+
+/** A saved commit identity ("gitacct_…"). */
+export interface IdentityProfile {
+  id: string;
+  label: string;
+  name: string;
+  email: string;
+}
+
+/** Settings of the git tools and the Git panel (backend/state GitSettings). */
+export interface GitSettings {
+  refreshIntervalMs: number;
+  showUntrackedFiles: boolean;
+  confirmBeforeRestore: boolean;
+  checkpointBeforeAgentRun: boolean;
+  identityProfiles: IdentityProfile[];
+  /** The profile git_commit uses; null uses the repository's git config. */
+  activeIdentityProfileId: string | null;
 }
 
 /** The content of app_get_state (state.json). */

@@ -25,6 +25,10 @@ const fake = vi.hoisted(() => {
       showOutputOnRun: true,
       defaultPackageManager: 'unknown',
       debugMode: false,
+      git: {
+        refreshIntervalMs: 2500, showUntrackedFiles: true, confirmBeforeRestore: true, checkpointBeforeAgentRun: true,
+        identityProfiles: [], activeIdentityProfileId: null,
+      },
     },
   });
   const db = { state: fresh(), calls: [] as { tool: string; args: Record<string, unknown> }[], fail: {} as Record<string, unknown> };
