@@ -1,0 +1,383 @@
+// Package changes computes a repository's working-tree changes the way the
+// git_diff tool reports them: per-file status and +/- line counts for the
+// staged side (HEAD → index), the unstaged side (index → worktree, plus
+// untracked files) or both (HEAD → worktree, plus untracked files), with a
+// git-style unified patch for every file or only for one.
+//
+// The changed paths come from the status engine (backend/git/status), so
+// only files whose stat data changed are read; their contents come from the
+// object store and the disk, and the counts and patches from
+// backend/git/patch. No git executable runs.
+package changes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/meith-dev/meith/backend/git/patch"
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
+)
+
+// Scopes of a diff.
+const (
+	ScopeAll      = "all"      // HEAD → worktree, plus untracked files
+	ScopeStaged   = "staged"   // HEAD → index
+	ScopeUnstaged = "unstaged" // index → worktree, plus untracked files
+)
+
+// Scopes lists the valid scopes.
+var Scopes = []string{ScopeAll, ScopeStaged, ScopeUnstaged}
+
+// MaxUntrackedPatchBytes is the size above which an untracked file's patch
+// is replaced by [LargeUntrackedPlaceholder] (its counts stay exact).
+const MaxUntrackedPatchBytes = 512 << 10
+
+// LargeUntrackedPlaceholder is the patch text of a large untracked file.
+const LargeUntrackedPlaceholder = "Large untracked file omitted from preview."
+
+// File is one changed file.
+type File struct {
+	Path string `json:"path"`
+	// OriginalPath is the source of a rename.
+	OriginalPath string `json:"originalPath,omitempty"`
+	// Status is modified, added, deleted, renamed, typechange, untracked
+	// or conflicted.
+	Status    string `json:"status"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	Binary    bool   `json:"binary"`
+	// Diff is the unified patch ("" when patches were not asked for, or
+	// for another file than Options.Path).
+	Diff string `json:"diff"`
+	// Large says the patch of an untracked file was left out for its size.
+	Large bool `json:"large,omitempty"`
+}
+
+// Result is what git_diff returns.
+type Result struct {
+	IsRepo bool `json:"isRepo"`
+	// Root is the worktree root (null outside a repository).
+	Root           *string `json:"root"`
+	Scope          string  `json:"scope"`
+	Files          []File  `json:"files"`
+	TotalAdditions int     `json:"totalAdditions"`
+	TotalDeletions int     `json:"totalDeletions"`
+}
+
+// Options select what Compute reports.
+type Options struct {
+	// Scope is one of [Scopes] ("" means all).
+	Scope string
+	// IncludePatches adds the unified patch of every file (or only of
+	// Path's file when Path is set).
+	IncludePatches bool
+	// Path, a confined repository path, limits the patch bodies to that
+	// file; every file is still listed with its counts.
+	Path string
+	// NoUntracked leaves untracked files out.
+	NoUntracked bool
+}
+
+// side is one version of a file: where its bytes come from.
+type side struct {
+	present bool
+	mode    filemode.FileMode
+	hash    plumbing.Hash // a blob in the object store (zero: read path from disk)
+	path    string        // repository path, read from the worktree when hash is zero
+}
+
+type job struct {
+	file     File
+	old, new side
+	patch    bool
+}
+
+// Compute returns the changes of e's repository for opts.
+func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, error) {
+	scope := opts.Scope
+	if scope == "" {
+		scope = ScopeAll
+	}
+	if !slices.Contains(Scopes, scope) {
+		return nil, fmt.Errorf("changes: unknown scope %q", scope)
+	}
+	r := e.Repo()
+	st, err := e.Status(ctx, status.Options{NoAheadBehind: true, NoUntracked: opts.NoUntracked || scope == ScopeStaged})
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	var jobs []job
+	for _, f := range st.Files {
+		j, ok := plan(f, scope)
+		if !ok {
+			continue
+		}
+		j.patch = opts.IncludePatches && (opts.Path == "" || opts.Path == j.file.Path || opts.Path == j.file.OriginalPath)
+		jobs = append(jobs, j)
+	}
+	if err := run(ctx, r, jobs); err != nil {
+		return nil, err
+	}
+	root := r.Root
+	res := &Result{IsRepo: true, Root: &root, Scope: scope, Files: make([]File, 0, len(jobs))}
+	for _, j := range jobs {
+		res.Files = append(res.Files, j.file)
+		res.TotalAdditions += j.file.Additions
+		res.TotalDeletions += j.file.Deletions
+	}
+	return res, nil
+}
+
+// plan decides the two sides of f for scope, and whether f is in it.
+func plan(f status.FileStatus, scope string) (job, bool) {
+	head := side{present: !f.HeadHash.IsZero() || f.HeadMode != filemode.Empty, mode: f.HeadMode, hash: f.HeadHash}
+	index := side{present: !f.IndexHash.IsZero() || f.IndexMode != filemode.Empty, mode: f.IndexMode, hash: f.IndexHash}
+	worktree := side{present: f.WorktreeStatus != "D", mode: f.WorktreeMode, path: f.Path}
+	if worktree.mode == filemode.Empty {
+		worktree.mode = index.mode
+	}
+	j := job{file: File{Path: f.Path, OriginalPath: f.OriginalPath}}
+	switch {
+	case f.Untracked:
+		if scope == ScopeStaged || len(f.Path) > 0 && f.Path[len(f.Path)-1] == '/' {
+			// A nested repository: listed, nothing to count.
+			j.file.Status = "untracked"
+			return j, scope != ScopeStaged
+		}
+		j.file.Status = "untracked"
+		j.old, j.new = side{}, side{present: true, mode: filemode.Regular, path: f.Path}
+		return j, true
+	case f.Submodule:
+		j.file.Status = f.Status
+		return j, scope == ScopeAll || (scope == ScopeStaged && f.Staged) || (scope == ScopeUnstaged && f.Unstaged)
+	}
+	switch scope {
+	case ScopeStaged:
+		if !f.Staged {
+			return j, false
+		}
+		j.old, j.new = head, index
+		if f.IndexStatus == "D" {
+			j.new = side{}
+		}
+	case ScopeUnstaged:
+		if !f.Unstaged {
+			return j, false
+		}
+		j.file.OriginalPath = ""
+		j.old, j.new = index, worktree
+		if f.IndexStatus == "D" {
+			return j, false
+		}
+	default:
+		j.old, j.new = head, worktree
+		if f.IndexStatus == "D" {
+			j.new = side{} // removed from the index: deleted, whatever the disk says
+		}
+	}
+	j.file.Status = statusOf(j.old, j.new, j.file.OriginalPath != "", f.Status)
+	return j, true
+}
+
+func statusOf(old, new side, renamed bool, fallback string) string {
+	switch {
+	case fallback == "conflicted":
+		return fallback
+	case !old.present && new.present:
+		return "added"
+	case old.present && !new.present:
+		return "deleted"
+	case renamed:
+		return "renamed"
+	case old.mode != filemode.Empty && new.mode != filemode.Empty && isLink(old.mode) != isLink(new.mode):
+		return "typechange"
+	}
+	return "modified"
+}
+
+func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
+
+// run fills in the counts and patches of jobs, several files at a time.
+func run(ctx context.Context, r *repo.Repo, jobs []job) error {
+	workers := min(len(jobs), max(2, runtime.GOMAXPROCS(0)))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fill(ctx, r, &jobs[i]); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// fill computes one file's counts (and patch).
+func fill(ctx context.Context, r *repo.Repo, j *job) error {
+	if j.file.Status == "untracked" && j.new.path == "" || j.file.Status == "conflicted" && !j.new.present && !j.old.present {
+		return nil
+	}
+	if isGitlink(j.old.mode) || isGitlink(j.new.mode) {
+		return nil // submodule: no content here
+	}
+	old, err := read(r, j.old)
+	if err != nil {
+		return err
+	}
+	new, err := read(r, j.new)
+	if err != nil {
+		return err
+	}
+	if j.file.Status == "untracked" && len(new) > MaxUntrackedPatchBytes {
+		a, d, bin := patch.Counts(nil, new)
+		j.file.Additions, j.file.Deletions, j.file.Binary = a, d, bin
+		if j.patch {
+			j.file.Diff = LargeUntrackedPlaceholder
+		}
+		j.file.Large = true
+		return nil
+	}
+	if !j.patch {
+		a, d, bin, err := patch.CountsContext(ctx, old, new)
+		if err != nil {
+			return err
+		}
+		j.file.Additions, j.file.Deletions, j.file.Binary = a, d, bin
+		return nil
+	}
+	f := patch.File{OldPath: j.file.OriginalPath, NewPath: j.file.Path, Old: old, New: new,
+		OldMode: modeOf(j.old), NewMode: modeOf(j.new)}
+	if f.OldPath == "" {
+		f.OldPath = f.NewPath
+	}
+	if !j.old.hash.IsZero() {
+		f.OldHash = j.old.hash.String()
+	}
+	if !j.new.hash.IsZero() {
+		f.NewHash = j.new.hash.String()
+	}
+	if f.OldPath != f.NewPath {
+		f.Similarity = 100
+		if !bytes.Equal(old, new) {
+			f.Similarity = similarity(old, new)
+		}
+	}
+	text, stat, err := patch.Unified(ctx, f, nil)
+	if err != nil {
+		return err
+	}
+	j.file.Additions, j.file.Deletions, j.file.Binary = stat.Additions, stat.Deletions, stat.Binary
+	j.file.Diff = string(text)
+	return nil
+}
+
+func modeOf(s side) filemode.FileMode {
+	if !s.present {
+		return filemode.Empty
+	}
+	if s.mode == filemode.Empty {
+		return filemode.Regular
+	}
+	return s.mode
+}
+
+func isGitlink(m filemode.FileMode) bool { return m == filemode.Submodule }
+
+// read returns the bytes of one side: a blob, or the worktree file (a
+// symlink's target for a link, as git stores it).
+func read(r *repo.Repo, s side) ([]byte, error) {
+	if !s.present {
+		return nil, nil
+	}
+	if !s.hash.IsZero() && s.path == "" {
+		obj, err := r.Git.Storer.EncodedObject(plumbing.BlobObject, s.hash)
+		if err != nil {
+			return nil, fmt.Errorf("changes: read blob %s: %w", s.hash, err)
+		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return nil, fmt.Errorf("changes: read blob %s: %w", s.hash, err)
+		}
+		defer rd.Close()
+		return io.ReadAll(rd)
+	}
+	abs := r.Abs(s.path)
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // gone since the status: nothing to show
+	}
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return nil, fmt.Errorf("changes: %w", err)
+		}
+		return []byte(target), nil
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	return b, nil
+}
+
+// similarity estimates a rename's similarity index (percent of the larger
+// side's lines kept), for the patch header.
+func similarity(old, new []byte) int {
+	a, d, _ := patch.Counts(old, new)
+	ol, nl := lines(old), lines(new)
+	big := max(ol, nl)
+	if big == 0 {
+		return 100
+	}
+	kept := big - max(a, d)
+	return max(0, min(99, kept*100/big))
+}
+
+func lines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}

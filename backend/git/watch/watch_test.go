@@ -1,0 +1,187 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
+)
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changes collects published changes.
+type changes struct {
+	mu   sync.Mutex
+	list []Change
+	wake chan struct{}
+}
+
+func (c *changes) add(ch Change) {
+	c.mu.Lock()
+	c.list = append(c.list, ch)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// waitFor waits until a change naming path arrives.
+func (c *changes) waitFor(t *testing.T, path string) Change {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		c.mu.Lock()
+		for _, ch := range c.list {
+			if slices.Contains(ch.Paths, path) {
+				c.mu.Unlock()
+				return ch
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.wake:
+		case <-deadline:
+			t.Fatalf("no change naming %s (got %+v)", path, c.list)
+		}
+	}
+}
+
+func setup(t *testing.T) (*Hub, *repo.Repo, *changes) {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	git(t, dir, "init", "-q")
+	write(t, filepath.Join(dir, ".gitignore"), "node_modules/\n")
+	write(t, filepath.Join(dir, "a.txt"), "a\n")
+	write(t, filepath.Join(dir, "src", "b.txt"), "b\n")
+	write(t, filepath.Join(dir, "node_modules", "dep", "index.js"), "x\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "base")
+	r, err := repo.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHub(Options{Debounce: 10 * time.Millisecond})
+	t.Cleanup(func() { h.Close() })
+	c := &changes{wake: make(chan struct{}, 1)}
+	h.Subscribe(c.add)
+	return h, r, c
+}
+
+func statusPaths(t *testing.T, e *status.Engine) []string {
+	t.Helper()
+	res, err := e.Status(context.Background(), status.Options{NoAheadBehind: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range res.Files {
+		out = append(out, f.IndexStatus+f.WorktreeStatus+" "+f.Path)
+	}
+	return out
+}
+
+func TestWatcherKeepsStatusFreshAndPublishes(t *testing.T) {
+	h, r, c := setup(t)
+	e := h.Engine(r)
+	if !h.Watching(r.Root) {
+		t.Fatal("the repository is not watched after Engine")
+	}
+	if got := statusPaths(t, e); len(got) != 0 {
+		t.Fatalf("clean repo status = %v", got)
+	}
+
+	// A modified file.
+	write(t, filepath.Join(r.Root, "src", "b.txt"), "b changed\n")
+	c.waitFor(t, "src/b.txt")
+	if got := statusPaths(t, e); !slices.Equal(got, []string{".M src/b.txt"}) {
+		t.Errorf("after editing src/b.txt: %v", got)
+	}
+
+	// A new directory with a file in it (watched as it appears).
+	write(t, filepath.Join(r.Root, "new", "deep", "c.txt"), "c\n")
+	c.waitFor(t, "new")
+	if got := statusPaths(t, e); !slices.Contains(got, "?? new/deep/c.txt") {
+		t.Errorf("after creating new/deep/c.txt: %v", got)
+	}
+	write(t, filepath.Join(r.Root, "new", "deep", "d.txt"), "d\n")
+	c.waitFor(t, "new/deep/d.txt")
+	if got := statusPaths(t, e); !slices.Contains(got, "?? new/deep/d.txt") {
+		t.Errorf("after creating new/deep/d.txt in a newly watched dir: %v", got)
+	}
+
+	// The index changes behind our back (git add): announced as .git/index.
+	git(t, r.Root, "add", "src/b.txt")
+	c.waitFor(t, ".git/index")
+	if got := statusPaths(t, e); !slices.Contains(got, "M. src/b.txt") {
+		t.Errorf("after git add: %v", got)
+	}
+
+	// A deletion.
+	os.Remove(filepath.Join(r.Root, "a.txt"))
+	c.waitFor(t, "a.txt")
+	if got := statusPaths(t, e); !slices.Contains(got, ".D a.txt") {
+		t.Errorf("after deleting a.txt: %v", got)
+	}
+}
+
+func TestIgnoredDirectoriesAreNotWatched(t *testing.T) {
+	h, r, _ := setup(t)
+	h.Engine(r)
+	h.mu.Lock()
+	w := h.watchers[r.Root]
+	h.mu.Unlock()
+	list := w.fsw.WatchList()
+	for _, p := range list {
+		if filepath.Base(p) == "node_modules" || filepath.Base(filepath.Dir(p)) == "node_modules" {
+			t.Errorf("ignored directory %s is watched", p)
+		}
+	}
+	if !slices.Contains(list, filepath.Join(r.Root, "src")) {
+		t.Errorf("src is not watched: %v", list)
+	}
+}
+
+func TestIdleWatcherStops(t *testing.T) {
+	_, r, _ := setup(t)
+	h := NewHub(Options{Debounce: 5 * time.Millisecond, Idle: 40 * time.Millisecond})
+	defer h.Close()
+	h.Engine(r)
+	deadline := time.Now().Add(3 * time.Second)
+	for h.Watching(r.Root) {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle watcher kept running")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Asking again starts a new one.
+	h.Engine(r)
+	if !h.Watching(r.Root) {
+		t.Error("Engine after idle did not watch again")
+	}
+}
