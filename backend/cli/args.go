@@ -167,7 +167,8 @@ type Params map[string]any
 // BuildOptions tells [BuildParams] how to map a parsed command line.
 type BuildOptions struct {
 	// Slots names the positional parameters, in order. Extra positionals
-	// are an error.
+	// are an error, unless the last slot is named "name...": it then takes
+	// all the remaining positionals as an array under "name".
 	Slots []string
 	// Reserved reports the flags the CLI consumes itself; they are never
 	// forwarded.
@@ -206,7 +207,23 @@ func BuildParams(a *Args, positionals []string, o BuildOptions) (Params, error) 
 			}
 		}
 	}
-	// 2. Positionals onto their slots.
+	// 2. Positionals onto their slots. A last slot named "name..." takes
+	// every remaining positional as an array.
+	if n := len(o.Slots); n > 0 && strings.HasSuffix(o.Slots[n-1], "...") {
+		key := strings.TrimSuffix(o.Slots[n-1], "...")
+		if len(positionals) >= n {
+			var rest []any
+			for _, pos := range positionals[n-1:] {
+				rest = append(rest, word(pos))
+			}
+			p[key] = rest
+			positionals = positionals[:n-1]
+		}
+		for i, pos := range positionals {
+			p[o.Slots[i]] = word(pos)
+		}
+		positionals = nil
+	}
 	if len(positionals) > len(o.Slots) {
 		extra := positionals[len(o.Slots)]
 		if len(o.Slots) == 0 {

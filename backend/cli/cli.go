@@ -156,7 +156,16 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 	case "serve":
 		return r.p.usage(`"serve" runs the runtime; it is handled by the meith executable, not by the CLI library.`)
 	}
-	spec, ok := lookupCommand(cmd)
+	// Two-word commands ("checkpoint create") first.
+	spec, ok := Command{}, false
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		if spec, ok = lookupCommand(cmd + " " + rest[0]); ok {
+			rest = rest[1:]
+		}
+	}
+	if !ok {
+		spec, ok = lookupCommand(cmd)
+	}
 	if !ok {
 		return r.unknownCommand(cmd)
 	}

@@ -107,6 +107,20 @@ var commandTable = []Command{
 	{Name: "search", Tool: "workspace_search", Slots: []string{"cwd", "query"}, Summary: "Search workspace file contents", Group: groupFiles},
 	{Name: "diagnostics", Tool: "get_diagnostics", Slots: []string{"cwd", "path"}, Summary: "Diagnostics for a file or workspace", Group: groupFiles},
 	{Name: "diff", Tool: "git_diff", Slots: []string{"cwd"}, Summary: "Summarize the git working-tree diff", Group: groupFiles},
+	// Git (beyond the original's map; cwd defaults to the current directory).
+	{Name: "status", Tool: "git_status", Slots: []string{"cwd"}, Summary: "Show the git status: branch, ahead/behind, staged, unstaged, untracked", Group: groupFiles},
+	{Name: "stage", Tool: "git_stage", Slots: []string{"paths..."}, Summary: "Stage files (or --patch-json / --stdin with a patch)", Group: groupFiles, ArrayKeys: []string{"paths"}},
+	{Name: "unstage", Tool: "git_unstage", Slots: []string{"paths..."}, Summary: "Unstage files (or a patch)", Group: groupFiles, ArrayKeys: []string{"paths"}},
+	{Name: "restore", Tool: "git_restore", Slots: []string{"paths..."}, Summary: "Discard changes of files (--target worktree|staged|both --confirm)", Group: groupFiles, ArrayKeys: []string{"paths"}},
+	{Name: "commit", Tool: "git_commit", Slots: []string{"message"}, Summary: "Commit the staged changes with <message>", Group: groupFiles},
+	{Name: "branch", Tool: "git_branch", Slots: []string{"action", "name"}, Summary: "List, create or switch branches: branch [list|create|switch] [name]", Group: groupFiles},
+	{Name: "worktree", Tool: "git_worktree", Slots: []string{"action", "path"}, Summary: "List, create or remove worktrees: worktree [list|create|remove] [path]", Group: groupFiles},
+	{Name: "log", Tool: "git_log", Slots: []string{"path"}, Summary: "Show recent commits (--limit N), optionally of one path", Group: groupFiles},
+	{Name: "blame", Tool: "git_blame", Slots: []string{"path"}, Summary: "Show who last changed each line of <path> (--startLine/--endLine)", Group: groupFiles},
+	{Name: "checkpoint create", Tool: "git_checkpoint_create", Slots: []string{"label"}, Summary: "Snapshot the working tree and index as a checkpoint", Group: groupFiles},
+	{Name: "checkpoint list", Tool: "git_checkpoint_list", Summary: "List checkpoints, newest first", Group: groupFiles},
+	{Name: "checkpoint compare", Tool: "git_checkpoint_compare", Slots: []string{"left", "right"}, Summary: "Compare a checkpoint with another, HEAD or the working tree", Group: groupFiles},
+	{Name: "checkpoint restore", Tool: "git_checkpoint_restore", Slots: []string{"id"}, Summary: "Restore a checkpoint's files and index (--confirm)", Group: groupFiles},
 
 	// Terminals.
 	{Name: "create-terminal", Tool: "create_terminal", Summary: "Start an interactive terminal session", Group: groupProcess},
