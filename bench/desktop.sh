@@ -65,9 +65,9 @@ measure() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-report() {
-  local name=$1 bin=$2 title=$3 out maps paints psss
-  out=$(for _ in $(seq 1 "$runs"); do measure "$bin" "$title"; done)
+# summarize NAME BIN RUNS_OUTPUT: medians of the runs of one build.
+summarize() {
+  local name=$1 bin=$2 out=$3 maps paints psss
   maps=$(echo "$out" | awk '{print $1}' | median)
   paints=$(echo "$out" | awk '$2 != "NA" {print $2}' | median)
   psss=$(echo "$out" | awk '{print $3}' | median)
@@ -75,6 +75,11 @@ report() {
     printf "%-12s map %5s ms   first paint %5s ms   idle PSS %6.1f MB   binary %5.1f MB\n", n, m, p, k / 1024, b / 1048576 }'
 }
 
-section "measure ($runs runs each, medians)"
-report emptywails build/bin/emptywails emptywails
-report meith build/bin/meith meith
+section "measure ($runs runs each, alternating, medians)"
+anchor_out="" meith_out=""
+for _ in $(seq 1 "$runs"); do
+  anchor_out+="$(measure build/bin/emptywails emptywails)"$'\n'
+  meith_out+="$(measure build/bin/meith meith)"$'\n'
+done
+summarize emptywails build/bin/emptywails "$(printf '%s' "$anchor_out" | sed '/^$/d')"
+summarize meith build/bin/meith "$(printf '%s' "$meith_out" | sed '/^$/d')"
