@@ -12,7 +12,8 @@
 // re-reads [App.PendingApprovals]; changes to the app state (state.json)
 // are announced with a small "state_changed" {kind, ids} event, and the UI
 // re-reads what changed through tool calls; new app log entries are
-// announced with a throttled "logs_appended" {count} hint.
+// announced with a throttled "logs_appended" {count} hint, and changes of
+// watched git repositories with "git_changed" {root, count}.
 package app
 
 import (
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -41,7 +43,17 @@ const (
 	EventApprovalsChanged = "approvals_changed"
 	EventStateChanged     = "state_changed"
 	EventLogsAppended     = "logs_appended"
+	EventGitChanged       = "git_changed"
 )
+
+// GitChangedPayload is the payload of [EventGitChanged]: the worktree root
+// of a watched repository whose files, index, HEAD or branches changed, and
+// how many paths changed (0: unknown, re-read everything). The UI re-reads
+// git_status / git_diff for that root.
+type GitChangedPayload struct {
+	Root  string `json:"root"`
+	Count int    `json:"count"`
+}
 
 // logsThrottle is the most often a "logs_appended" hint is sent: entries
 // written within it are announced together.
@@ -98,6 +110,7 @@ type App struct {
 	approvals *permission.Approvals // nil: no approval prompts
 	store     *state.Store          // nil: no state_changed events
 	logs      *applog.Logger        // nil: no logs_appended events
+	git       *watch.Hub            // nil: no git_changed events
 
 	// newEmitter turns the Wails context into an emitter (run.go sets it;
 	// tests set a fake). onStartup runs at the end of Startup.
@@ -123,6 +136,7 @@ type App struct {
 	unsub    func()
 	unsubSt  func()
 	unsubLog func()
+	unsubGit func()
 	logCount int         // entries not yet announced
 	logTimer *time.Timer // pending logs_appended hint
 	started  bool
@@ -140,6 +154,10 @@ func WithState(store *state.Store) Option { return func(a *App) { a.store = stor
 // WithLogs makes the window hear of new app log entries as throttled
 // "logs_appended" hints while it is open, so the Logs panel is live.
 func WithLogs(l *applog.Logger) Option { return func(a *App) { a.logs = l } }
+
+// WithGitWatch makes the window hear of changes to the repositories the git
+// tools watch, as "git_changed" events.
+func WithGitWatch(h *watch.Hub) Option { return func(a *App) { a.git = h } }
 
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
@@ -176,6 +194,11 @@ func (a *App) Startup(ctx context.Context) {
 	if a.logs != nil {
 		a.unsubLog = a.logs.Subscribe(a.onLog)
 	}
+	if a.git != nil {
+		a.unsubGit = a.git.Subscribe(func(c watch.Change) {
+			a.emit(EventGitChanged, GitChangedPayload{Root: c.Root, Count: len(c.Paths)})
+		})
+	}
 	hook := a.onStartup
 	a.mu.Unlock()
 	if hook != nil {
@@ -196,7 +219,7 @@ func (a *App) Shutdown(ctx context.Context) {
 	}
 	a.shutdown = true
 	a.em = nil // the window is going away: nothing more is emitted
-	detach, unsub, unsubSt, unsubLog := a.detach, a.unsub, a.unsubSt, a.unsubLog
+	detach, unsub, unsubSt, unsubLog, unsubGit := a.detach, a.unsub, a.unsubSt, a.unsubLog, a.unsubGit
 	if a.logTimer != nil {
 		a.logTimer.Stop()
 		a.logTimer = nil
@@ -205,6 +228,9 @@ func (a *App) Shutdown(ctx context.Context) {
 
 	if unsubLog != nil {
 		unsubLog()
+	}
+	if unsubGit != nil {
+		unsubGit()
 	}
 	if unsubSt != nil {
 		unsubSt()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -733,4 +737,32 @@ func TestBeforeCloseAsksOnlyWithWorkInFlight(t *testing.T) {
 		t.Errorf("quitting: asked %v", asked)
 	}
 	a.Cancel(id)
+}
+
+func TestGitChangesReachTheWindow(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	hub := watch.NewHub(watch.Options{Debounce: 5 * time.Millisecond})
+	defer hub.Close()
+	_, em := startApp(t, newTestRegistry(t, nil), nil, WithGitWatch(hub))
+	r, err := repo.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub.Engine(r) // a git tool looked at the repository: it is watched
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := em.waitFor(t, "git_changed", func(e emitted) bool { return e.name == EventGitChanged })
+	p, ok := e.payload.(GitChangedPayload)
+	if !ok || p.Root != dir || p.Count != 1 {
+		t.Errorf("git_changed payload = %#v, want root %s and count 1", e.payload, dir)
+	}
 }

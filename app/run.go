@@ -75,7 +75,8 @@ func Main(ctx context.Context, stderr io.Writer) int {
 // Run opens the window on a started runtime and blocks until the window
 // closes or ctx ends. It does not close inst.
 func Run(ctx context.Context, inst *instance.Instance) error {
-	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger())))
+	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger()),
+		WithGitWatch(inst.GitWatch())))
 }
 
 // quitRetry is how often Run asks Wails again to quit after ctx ended: a

@@ -19,12 +19,14 @@ import (
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/buildinfo"
 	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
+	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/settings"
 	"github.com/meith-dev/meith/backend/tools/spaces"
 )
@@ -84,6 +86,7 @@ type Instance struct {
 	startedAt time.Time
 
 	log       *applog.Logger
+	git       *watch.Hub // git status engines and repository watchers
 	audit     *audit.Log
 	state     *state.Store
 	approvals *permission.Approvals
@@ -142,6 +145,9 @@ func New(cfg Config) (*Instance, error) {
 	}
 	i.perms = permission.New(popts)
 	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome})
+	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
+		i.log.Logf(protocol.LevelWarn, "git", format, args...)
+	}})
 	i.registerTools()
 	return i, nil
 }
@@ -166,6 +172,7 @@ func (i *Instance) registerTools() {
 		},
 	})
 	spaces.Register(i.reg, spaces.Deps{Store: i.state})
+	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
 	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
 	}})
@@ -306,6 +313,7 @@ func (i *Instance) Close(ctx context.Context) error {
 	if sock != nil {
 		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
 	}
+	_ = i.git.Close()
 	if err := i.state.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close state: %w", err))
 	}
@@ -339,6 +347,10 @@ func (i *Instance) Permissions() *permission.Service { return i.perms }
 
 // State returns the app state store (state.json).
 func (i *Instance) State() *state.Store { return i.state }
+
+// GitWatch returns the hub of git status engines and repository watchers
+// (the window forwards its changes as "git_changed" events).
+func (i *Instance) GitWatch() *watch.Hub { return i.git }
 
 // Logger returns the structured log.
 func (i *Instance) Logger() *applog.Logger { return i.log }

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -26,7 +25,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/meith-dev/meith/backend/git/patch"
-	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/git/status"
 )
 
@@ -127,7 +125,7 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 		j.patch = opts.IncludePatches && (opts.Path == "" || opts.Path == j.file.Path || opts.Path == j.file.OriginalPath)
 		jobs = append(jobs, j)
 	}
-	if err := run(ctx, r, jobs); err != nil {
+	if err := run(ctx, e, jobs); err != nil {
 		return nil, err
 	}
 	root := r.Root
@@ -210,7 +208,7 @@ func statusOf(old, new side, renamed bool, fallback string) string {
 func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
 
 // run fills in the counts and patches of jobs, several files at a time.
-func run(ctx context.Context, r *repo.Repo, jobs []job) error {
+func run(ctx context.Context, e *status.Engine, jobs []job) error {
 	workers := min(len(jobs), max(2, runtime.GOMAXPROCS(0)))
 	var (
 		wg       sync.WaitGroup
@@ -223,7 +221,7 @@ func run(ctx context.Context, r *repo.Repo, jobs []job) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := fill(ctx, r, &jobs[i]); err != nil {
+				if err := fill(ctx, e, &jobs[i]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -248,18 +246,18 @@ func run(ctx context.Context, r *repo.Repo, jobs []job) error {
 }
 
 // fill computes one file's counts (and patch).
-func fill(ctx context.Context, r *repo.Repo, j *job) error {
+func fill(ctx context.Context, e *status.Engine, j *job) error {
 	if j.file.Status == "untracked" && j.new.path == "" || j.file.Status == "conflicted" && !j.new.present && !j.old.present {
 		return nil
 	}
 	if isGitlink(j.old.mode) || isGitlink(j.new.mode) {
 		return nil // submodule: no content here
 	}
-	old, err := read(r, j.old)
+	old, err := read(e, j.old)
 	if err != nil {
 		return err
 	}
-	new, err := read(r, j.new)
+	new, err := read(e, j.new)
 	if err != nil {
 		return err
 	}
@@ -318,25 +316,21 @@ func modeOf(s side) filemode.FileMode {
 
 func isGitlink(m filemode.FileMode) bool { return m == filemode.Submodule }
 
-// read returns the bytes of one side: a blob, or the worktree file (a
-// symlink's target for a link, as git stores it).
-func read(r *repo.Repo, s side) ([]byte, error) {
+// read returns the bytes of one side: a blob (read through the engine,
+// which serialises access to go-git's object store), or the worktree file
+// (a symlink's target for a link, as git stores it).
+func read(e *status.Engine, s side) ([]byte, error) {
 	if !s.present {
 		return nil, nil
 	}
 	if !s.hash.IsZero() && s.path == "" {
-		obj, err := r.Git.Storer.EncodedObject(plumbing.BlobObject, s.hash)
+		b, err := e.ReadBlob(s.hash)
 		if err != nil {
 			return nil, fmt.Errorf("changes: read blob %s: %w", s.hash, err)
 		}
-		rd, err := obj.Reader()
-		if err != nil {
-			return nil, fmt.Errorf("changes: read blob %s: %w", s.hash, err)
-		}
-		defer rd.Close()
-		return io.ReadAll(rd)
+		return b, nil
 	}
-	abs := r.Abs(s.path)
+	abs := e.Repo().Abs(s.path)
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // gone since the status: nothing to show

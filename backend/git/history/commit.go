@@ -68,15 +68,12 @@ func Commit(ctx context.Context, r *repo.Repo, message string, id *Identity) (*C
 	// Hold index.lock like git commit does, so a concurrent staging
 	// operation cannot change the index under us. The index itself is not
 	// rewritten.
-	lock, err := lockIndex(r.GitDir)
+	lock, err := lockIndex(r, r.GitDir)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.rollback()
-	idx, err := readIndexFile(r.GitDir)
-	if err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
-	}
+	defer lock.Rollback()
+	idx := lock.Index()
 	tree, pending, err := indexTree(ctx, idx)
 	if err != nil {
 		return nil, fmt.Errorf("commit: %w", err)

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // readIndexFile reads a worktree's index; a missing file is an empty index.
@@ -39,65 +40,17 @@ func readIndexFile(gitDir string) (*index.Index, error) {
 	return idx, nil
 }
 
-// indexLock holds a worktree's index.lock while the index is rewritten.
-type indexLock struct {
-	path string
-	f    *os.File
-}
-
-// lockIndex takes index.lock, refusing with a *LockedError when another
-// process holds it.
-func lockIndex(gitDir string) (*indexLock, error) {
-	path := filepath.Join(gitDir, "index")
-	f, err := lockFile(path)
-	if err != nil {
-		return nil, err
+// lockIndex takes the worktree's index.lock through the shared plumbing
+// (backend/git/repo), keeping this package's *LockedError for a lock held
+// by another process. gitDir is the worktree's git directory (a new linked
+// worktree's admin directory included).
+func lockIndex(r *repo.Repo, gitDir string) (*repo.IndexLock, error) {
+	wt := *r
+	wt.GitDir = gitDir
+	l, err := repo.LockIndex(&wt)
+	var locked *repo.IndexLockedError
+	if errors.As(err, &locked) {
+		return nil, &LockedError{Path: locked.Path}
 	}
-	return &indexLock{path: path, f: f}, nil
-}
-
-// commit writes idx to the lock file and renames it over the index. The
-// cache-tree and other optional extensions are dropped (go-git does not
-// write them), which git treats as "recompute when needed".
-func (l *indexLock) commit(idx *index.Index) error {
-	if idx.Version < 2 {
-		idx.Version = 2
-	}
-	if idx.Version == 2 {
-		for _, e := range idx.Entries {
-			if e.IntentToAdd || e.SkipWorktree {
-				idx.Version = 3
-				break
-			}
-		}
-	}
-	sort.SliceStable(idx.Entries, func(i, j int) bool {
-		a, b := idx.Entries[i], idx.Entries[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Stage < b.Stage
-	})
-	idx.Cache = nil
-	w := bufio.NewWriter(l.f)
-	if err := index.NewEncoder(w).Encode(idx); err != nil {
-		l.rollback()
-		return fmt.Errorf("write index: %w", err)
-	}
-	if err := w.Flush(); err != nil {
-		l.rollback()
-		return fmt.Errorf("write index: %w", err)
-	}
-	f := l.f
-	l.f = nil
-	return commitLock(f, l.path, nil)
-}
-
-// rollback releases the lock without touching the index.
-func (l *indexLock) rollback() {
-	if l.f != nil {
-		l.f.Close()
-		os.Remove(l.f.Name())
-		l.f = nil
-	}
+	return l, err
 }

@@ -84,15 +84,12 @@ func SwitchBranch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFun
 		}
 	}
 
-	lock, err := lockIndex(r.GitDir)
+	lock, err := lockIndex(r, r.GitDir)
 	if err != nil {
 		return err
 	}
-	defer lock.rollback()
-	idx, err := readIndexFile(r.GitDir)
-	if err != nil {
-		return fmt.Errorf("switch: %w", err)
-	}
+	defer lock.Rollback()
+	idx := lock.Index()
 	plan, err := planCheckout(ctx, r, idx, head.Hash, target, dirty)
 	if err != nil {
 		return err
@@ -100,7 +97,7 @@ func SwitchBranch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFun
 	if err := plan.apply(ctx, r, idx); err != nil {
 		return fmt.Errorf("switch: %w", err)
 	}
-	if err := lock.commit(idx); err != nil {
+	if err := lock.Commit(idx); err != nil {
 		return fmt.Errorf("switch: %w", err)
 	}
 	from := strings.TrimPrefix(head.Symbolic, "refs/heads/")

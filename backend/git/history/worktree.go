@@ -343,11 +343,12 @@ func writeWorktree(ctx context.Context, r *repo.Repo, abs, branch string, target
 		}
 		idx.Entries = append(idx.Entries, indexEntry(p, f, fi))
 	}
-	lock, err := lockIndex(admin)
+	lock, err := lockIndex(r, admin)
 	if err != nil {
 		return nil, err
 	}
-	if err := lock.commit(idx); err != nil {
+	if err := lock.Commit(idx); err != nil {
+		lock.Rollback()
 		return nil, fmt.Errorf("create worktree: %w", err)
 	}
 	if err := os.Remove(filepath.Join(admin, "locked")); err != nil {

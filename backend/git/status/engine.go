@@ -642,3 +642,12 @@ func submoduleCode(ctx context.Context, abs string, want plumbing.Hash, opts Opt
 	}
 	return wtModified
 }
+
+// ReadBlob reads a blob from the repository's object store. go-git's store
+// is not safe for concurrent use, so every reader of an engine's repository
+// goes through the engine's lock.
+func (e *Engine) ReadBlob(h plumbing.Hash) ([]byte, error) {
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	return repo.ReadBlob(e.r.Git.Storer, h)
+}

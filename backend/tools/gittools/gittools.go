@@ -1,0 +1,473 @@
+// Package gittools registers the git tools: git_status, git_diff,
+// git_stage, git_unstage, git_restore, git_commit, git_branch,
+// git_worktree, git_log, git_blame, git_identity_detect and the
+// checkpoints (git_checkpoint_create/list/compare/restore), plus git_watch,
+// which streams a repository's changes so callers never poll.
+//
+// Everything runs on go-git and meith's own git engine (backend/git/...);
+// no git executable runs, so no repository hook, filter, fsmonitor or
+// credential helper can. Every tool takes cwd, any path inside the
+// repository (default: the caller's working directory); path arguments are
+// repository-relative, confined to the repository, and never start with
+// "-".
+package gittools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/meith-dev/meith/backend/git/changes"
+	"github.com/meith-dev/meith/backend/git/history"
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
+	"github.com/meith-dev/meith/backend/git/watch"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+	"github.com/meith-dev/meith/backend/state"
+)
+
+// Deps is what the git tools need.
+type Deps struct {
+	// Hub shares status engines and file watchers between calls.
+	Hub *watch.Hub
+	// Settings returns the current app settings (the active commit
+	// identity); nil means none.
+	Settings func() state.AppSettings
+}
+
+var (
+	readOnly    = []protocol.Capability{protocol.CapReadOnly}
+	writesFiles = []protocol.Capability{protocol.CapWritesFiles}
+	destructive = []protocol.Capability{protocol.CapDestructive}
+)
+
+// CwdInput is the input of the tools that take only cwd.
+type CwdInput struct {
+	Cwd string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+}
+
+// DiffInput is the input of git_diff.
+type DiffInput struct {
+	Cwd            string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	IncludePatches *bool  `json:"includePatches,omitempty" jsonschema:"include unified patch bodies (false: per-file status and line counts only)"`
+	Path           string `json:"path,omitempty" jsonschema:"repository-relative path: only this file gets a patch body"`
+	Scope          string `json:"scope,omitempty" jsonschema:"all: HEAD to worktree; staged: HEAD to index; unstaged: index to worktree (untracked files are in all and unstaged)" enum:"all,staged,unstaged" default:"all"`
+}
+
+// CommitInput is the input of git_commit.
+type CommitInput struct {
+	Cwd     string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Message string `json:"message" jsonschema:"the commit message (non-empty)"`
+}
+
+// BranchInput is the input of git_branch.
+type BranchInput struct {
+	Cwd        string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Action     string `json:"action,omitempty" jsonschema:"what to do" enum:"list,create,switch" default:"list"`
+	Name       string `json:"name,omitempty" jsonschema:"the branch to create or switch to"`
+	StartPoint string `json:"startPoint,omitempty" jsonschema:"where a new branch starts: a branch, tag or commit (default HEAD)"`
+}
+
+// WorktreeInput is the input of git_worktree.
+type WorktreeInput struct {
+	Cwd        string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Action     string `json:"action,omitempty" jsonschema:"what to do" enum:"list,create,remove" default:"list"`
+	Path       string `json:"path,omitempty" jsonschema:"the worktree's folder (relative paths are relative to cwd)"`
+	Branch     string `json:"branch,omitempty" jsonschema:"the branch to check out in a new worktree (created when missing)"`
+	StartPoint string `json:"startPoint,omitempty" jsonschema:"where a new branch starts (default HEAD)"`
+	Force      bool   `json:"force,omitempty" jsonschema:"create even if the branch is checked out elsewhere; remove a locked worktree"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema:"must be true to remove a worktree with local changes"`
+}
+
+// LogInput is the input of git_log.
+type LogInput struct {
+	Cwd   string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"number of commits" minimum:"1" maximum:"200" default:"30"`
+	Path  string `json:"path,omitempty" jsonschema:"only commits that changed this repository-relative path"`
+}
+
+// BlameInput is the input of git_blame.
+type BlameInput struct {
+	Cwd       string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Path      string `json:"path" jsonschema:"the repository-relative file"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line (1-based)" minimum:"1"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line (1-based, inclusive)" minimum:"1"`
+}
+
+// CommitOutput is the result of git_commit.
+type CommitOutput struct {
+	Output string                `json:"output"`
+	Commit *history.CommitResult `json:"commit"`
+	Status *status.Result        `json:"status"`
+	Author *history.Identity     `json:"author,omitempty"`
+	Source string                `json:"identitySource"`
+}
+
+// NotRepoResult is what git_status and git_diff return outside a repository.
+type NotRepoResult struct {
+	IsRepo    bool    `json:"isRepo"`
+	Root      *string `json:"root"`
+	Scope     string  `json:"scope,omitempty"`
+	Files     []any   `json:"files"`
+	Staged    *[]any  `json:"staged,omitempty"`
+	Unstaged  *[]any  `json:"unstaged,omitempty"`
+	Untracked *[]any  `json:"untracked,omitempty"`
+	Clean     *bool   `json:"clean,omitempty"`
+	TotalAdd  *int    `json:"totalAdditions,omitempty"`
+	TotalDel  *int    `json:"totalDeletions,omitempty"`
+}
+
+// Register adds the git tools to r.
+func Register(r *registry.Registry, d Deps) {
+	if d.Hub == nil {
+		d.Hub = watch.NewHub(watch.Options{})
+	}
+	if d.Settings == nil {
+		d.Settings = state.DefaultSettings
+	}
+	t := &tools{d: d}
+
+	registry.Register(r, registry.Tool{Name: "git_status", Description: "Return structured git status with staged, unstaged, and untracked file sections.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in CwdInput) (any, error) {
+			rp, err := t.open(ctx, call, in.Cwd)
+			if repo.IsNotRepo(err) {
+				empty := []any{}
+				clean := true
+				return NotRepoResult{Files: empty, Staged: &empty, Unstaged: &empty, Untracked: &empty, Clean: &clean}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return t.status(ctx, rp)
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_diff", Description: "Summarize a project's working-tree changes (vs HEAD, including untracked files) as per-file unified diffs with +/- line counts.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in DiffInput) (any, error) {
+			rp, err := t.open(ctx, call, in.Cwd)
+			if repo.IsNotRepo(err) {
+				zero := 0
+				return NotRepoResult{Scope: scopeOr(in.Scope), Files: []any{}, TotalAdd: &zero, TotalDel: &zero}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			path := ""
+			if in.Path != "" {
+				if path, err = confine(rp, "path", in.Path); err != nil {
+					return nil, err
+				}
+			}
+			include := in.IncludePatches == nil || *in.IncludePatches
+			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: scopeOr(in.Scope), IncludePatches: include, Path: path})
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return res, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_commit", Description: "Create a git commit from the current index.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in CommitInput) (*CommitOutput, error) {
+			if strings.TrimSpace(in.Message) == "" {
+				return nil, validation("message", "message must not be empty")
+			}
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			id, source, err := t.identity()
+			if err != nil {
+				return nil, err
+			}
+			res, err := history.Commit(ctx, rp, in.Message, id)
+			if err != nil {
+				return nil, toolError(err)
+			}
+			st, err := t.status(ctx, rp)
+			if err != nil {
+				return nil, err
+			}
+			return &CommitOutput{Output: res.Output, Commit: res, Status: st, Author: id, Source: source}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_branch", Description: "List, create, or switch git branches.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in BranchInput) ([]history.Branch, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			action := in.Action
+			if action == "" {
+				action = "list"
+			}
+			if action != "list" && strings.TrimSpace(in.Name) == "" {
+				return nil, validation("name", "Branch name is required.")
+			}
+			switch action {
+			case "create":
+				if err := history.CreateBranch(ctx, rp, in.Name, in.StartPoint); err != nil {
+					return nil, toolError(err)
+				}
+			case "switch":
+				e := d.Hub.Engine(rp)
+				dirty := func(ctx context.Context) ([]string, error) {
+					st, err := e.Status(ctx, status.Options{NoAheadBehind: true})
+					if err != nil {
+						return nil, err
+					}
+					out := make([]string, 0, len(st.Files))
+					for _, f := range st.Files {
+						out = append(out, f.Path)
+					}
+					return out, nil
+				}
+				err := history.SwitchBranch(ctx, rp, in.Name, dirty)
+				e.InvalidateAll() // many files may have changed at once
+				if err != nil {
+					return nil, toolError(err)
+				}
+			}
+			list, err := history.ListBranches(ctx, rp)
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return list, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_worktree", Description: "List, create, or remove git worktrees.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in WorktreeInput) ([]history.Worktree, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			action := in.Action
+			if action == "" {
+				action = "list"
+			}
+			path := ""
+			if action != "list" {
+				if strings.TrimSpace(in.Path) == "" {
+					return nil, validation("path", "Worktree path is required.")
+				}
+				if strings.HasPrefix(in.Path, "-") {
+					return nil, validation("path", fmt.Sprintf("path %q starts with '-'", in.Path))
+				}
+				path = absFrom(in.Path, t.cwd(call, in.Cwd))
+			}
+			switch action {
+			case "create":
+				if _, err := history.CreateWorktree(ctx, rp, path, in.Branch, in.StartPoint, in.Force); err != nil {
+					return nil, toolError(err)
+				}
+			case "remove":
+				if err := history.RemoveWorktree(ctx, rp, path, in.Confirm, in.Force); err != nil {
+					return nil, toolError(err)
+				}
+			}
+			list, err := history.ListWorktrees(ctx, rp)
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return list, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_log", Description: "Return recent git commits for a repository.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in LogInput) ([]history.LogEntry, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			path := ""
+			if in.Path != "" {
+				if path, err = confine(rp, "path", in.Path); err != nil {
+					return nil, err
+				}
+			}
+			list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path})
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return list, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_blame", Description: "Return porcelain git blame information for a file.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in BlameInput) (*history.BlameResult, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			path, err := confine(rp, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			res, err := history.Blame(ctx, rp, path, in.StartLine, in.EndLine)
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return res, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_identity_detect", Description: "Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs.", Capabilities: readOnly,
+		Timeout: 15 * time.Second},
+		func(ctx context.Context, call *registry.Call, in CwdInput) (*history.IdentityDetection, error) {
+			res, err := history.DetectIdentities(ctx, t.cwd(call, in.Cwd))
+			if err != nil {
+				return nil, toolError(err)
+			}
+			return res, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_watch", Description: "Follow a repository's changes: streams a log event (message \"git_changed\", path = the worktree root, text = the changed paths) whenever files, the index, HEAD or branches change, until cancelled.", Capabilities: readOnly,
+		Timeout: 365 * 24 * time.Hour},
+		func(ctx context.Context, call *registry.Call, in CwdInput) (map[string]any, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			changed := make(chan watch.Change, 16)
+			cancel := d.Hub.Subscribe(func(c watch.Change) {
+				if c.Root != rp.Root {
+					return
+				}
+				select {
+				case changed <- c:
+				default: // the caller is behind: it re-reads anyway
+				}
+			})
+			defer cancel()
+			d.Hub.Engine(rp)
+			call.Progress("watching "+rp.Root, -1)
+			keepAlive := time.NewTicker(time.Minute)
+			defer keepAlive.Stop()
+			n := 0
+			for {
+				select {
+				case <-ctx.Done():
+					// Following ends only by cancellation: the call resolves CANCELLED.
+					return map[string]any{"root": rp.Root, "changes": n}, ctx.Err()
+				case <-keepAlive.C:
+					d.Hub.Engine(rp) // still looked at: keep the watcher
+				case c := <-changed:
+					n++
+					call.Emit(protocol.Event{Kind: protocol.EventLog, Level: protocol.LevelInfo, Message: "git_changed",
+						Path: c.Root, Text: strings.Join(c.Paths, "\n")})
+				}
+			}
+		})
+
+	registerWriteTools(r, t)
+}
+
+// tools carries the dependencies of the handlers.
+type tools struct{ d Deps }
+
+// cwd resolves the cwd argument against the caller's working directory.
+func (t *tools) cwd(call *registry.Call, cwd string) string {
+	base := call.Client.Cwd
+	if strings.TrimSpace(cwd) == "" {
+		return base
+	}
+	return absFrom(cwd, base)
+}
+
+func absFrom(p, base string) string {
+	if !filepath.IsAbs(p) && base != "" {
+		p = filepath.Join(base, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// open opens the repository at cwd; the error is a typed not-repo error
+// or a ToolError.
+func (t *tools) open(ctx context.Context, call *registry.Call, cwd string) (*repo.Repo, error) {
+	dir := t.cwd(call, cwd)
+	if dir == "" {
+		return nil, validation("cwd", "cwd is required (the caller has no working directory)")
+	}
+	if strings.HasPrefix(filepath.Base(dir), "-") && strings.HasPrefix(cwd, "-") {
+		return nil, validation("cwd", fmt.Sprintf("cwd %q starts with '-'", cwd))
+	}
+	rp, err := repo.Open(ctx, dir)
+	if err != nil && !repo.IsNotRepo(err) {
+		return nil, protocol.Errorf(protocol.CodeToolFailed, "Cannot open %s: %v", dir, err)
+	}
+	return rp, err
+}
+
+// openRepo is open for the tools that need a repository.
+func (t *tools) openRepo(ctx context.Context, call *registry.Call, cwd string) (*repo.Repo, error) {
+	rp, err := t.open(ctx, call, cwd)
+	if repo.IsNotRepo(err) {
+		return nil, protocol.Errorf(protocol.CodeToolFailed, "Not inside a git repository: %s", t.cwd(call, cwd))
+	}
+	return rp, err
+}
+
+// status returns the repository's status from its (watched) engine.
+func (t *tools) status(ctx context.Context, rp *repo.Repo) (*status.Result, error) {
+	st, err := t.d.Hub.Engine(rp).Status(ctx, status.Options{})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return st, nil
+}
+
+// identity returns the active identity profile of the settings, or nil for
+// "use the repository's git config".
+func (t *tools) identity() (*history.Identity, string, error) {
+	p := t.d.Settings().Git.ActiveIdentity()
+	if p == nil {
+		return nil, "git config", nil
+	}
+	if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Email) == "" {
+		return nil, "", protocol.Errorf(protocol.CodeToolFailed,
+			"The active identity profile %q has no name or email: fill it in under Settings → Git, or choose \"Use Git config\"", p.Label)
+	}
+	return &history.Identity{Name: p.Name, Email: p.Email}, "profile " + p.Label, nil
+}
+
+func scopeOr(s string) string {
+	if s == "" {
+		return changes.ScopeAll
+	}
+	return s
+}
+
+// confine checks a repository-relative path argument.
+func confine(rp *repo.Repo, field, p string) (string, error) {
+	c, err := rp.Confine(p)
+	if err != nil {
+		return "", validation(field, err.Error())
+	}
+	return c, nil
+}
+
+// validation is a VALIDATION_ERROR shaped like the registry's own.
+func validation(field, msg string) error {
+	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
+		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
+}
+
+// toolError maps the engine's typed errors to tool errors: argument
+// mistakes are VALIDATION_ERROR, cancellations stay themselves, the rest is
+// TOOL_FAILED with the engine's message.
+func toolError(err error) error {
+	var te *protocol.ToolError
+	switch {
+	case errors.As(err, &te):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case history.IsInvalidArgument(err), history.IsInvalidBranchName(err), history.IsLineRange(err), repo.IsPathError(err):
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+	case repo.IsNotRepo(err):
+		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "Not inside a git repository: " + err.Error(), Err: err}
+	}
+	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+}

@@ -1,0 +1,204 @@
+package gittools
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/meith-dev/meith/backend/git/checkpoint"
+	"github.com/meith-dev/meith/backend/git/stage"
+	"github.com/meith-dev/meith/backend/git/status"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// RestoreInput is the input of git_restore.
+type RestoreInput struct {
+	Cwd     string   `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"repository-relative files or folders to restore"`
+	Patch   string   `json:"patch,omitempty" jsonschema:"a unified diff (hunks or selected lines) to discard instead of whole files"`
+	Target  string   `json:"target,omitempty" jsonschema:"worktree: discard unstaged changes (untracked files are deleted); staged: unstage; both: back to HEAD" enum:"worktree,staged,both" default:"worktree"`
+	Confirm bool     `json:"confirm" jsonschema:"must be true: restoring discards changes (a checkpoint is taken first)"`
+}
+
+// RestoreOutput is the result of git_restore.
+type RestoreOutput struct {
+	Status *status.Result `json:"status"`
+	// Checkpoint was taken before anything changed: restoring it with
+	// git_checkpoint_restore undoes this restore.
+	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+	Undo       string                `json:"undo"`
+}
+
+// CheckpointCreateInput is the input of git_checkpoint_create.
+type CheckpointCreateInput struct {
+	Cwd        string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Label      string `json:"label,omitempty" jsonschema:"a description (the commit message of the hidden commit)"`
+	Source     string `json:"source,omitempty" jsonschema:"who takes the checkpoint (agent, user, restore, …)"`
+	SessionID  string `json:"sessionId,omitempty" jsonschema:"the agent session it belongs to"`
+	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"the tool call it was taken for"`
+}
+
+// CheckpointCompareInput is the input of git_checkpoint_compare.
+type CheckpointCompareInput struct {
+	Cwd          string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Left         string `json:"left" jsonschema:"a checkpoint id, a ref (refs/…) or HEAD"`
+	Right        string `json:"right,omitempty" jsonschema:"the same kinds as left; default: the current working tree"`
+	IncludePatch bool   `json:"includePatch,omitempty" jsonschema:"include the unified diff"`
+}
+
+// CheckpointRestoreInput is the input of git_checkpoint_restore.
+type CheckpointRestoreInput struct {
+	Cwd     string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	ID      string `json:"id" jsonschema:"the checkpoint to restore"`
+	Confirm bool   `json:"confirm" jsonschema:"must be true: the working tree and index are replaced (a checkpoint of the present state is taken first)"`
+}
+
+// CheckpointRestoreOutput is the result of git_checkpoint_restore.
+type CheckpointRestoreOutput struct {
+	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+	PreRestore checkpoint.Checkpoint `json:"preRestore"`
+	Status     *status.Result        `json:"status"`
+	Undo       string                `json:"undo"`
+}
+
+// checkpointTimeout bounds snapshot work on large repositories.
+const checkpointTimeout = 5 * time.Minute
+
+func registerRestoreTools(r *registry.Registry, t *tools) {
+	registry.Register(r, registry.Tool{Name: "git_restore", Description: "Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone.", Capabilities: destructive,
+		Timeout: checkpointTimeout},
+		func(ctx context.Context, call *registry.Call, in RestoreInput) (*RestoreOutput, error) {
+			if !in.Confirm {
+				return nil, validation("confirm", "confirm must be true: git_restore discards changes")
+			}
+			target, err := stage.ParseTarget(orDefault(in.Target, "worktree"))
+			if err != nil {
+				return nil, validation("target", err.Error())
+			}
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
+			if err != nil {
+				return nil, err
+			}
+			call.Progress("taking a checkpoint before restoring", -1)
+			cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: "Before git_restore", Source: "restore",
+				SessionID: call.Client.SessionID, ToolCallID: call.RequestID})
+			if err != nil {
+				return nil, protocol.Errorf(protocol.CodeToolFailed, "Nothing was restored: the safety checkpoint failed: %v", err)
+			}
+			if paths != nil {
+				err = stage.RestorePaths(ctx, rp, paths, target)
+			} else {
+				err = stage.RestorePatch(ctx, rp, in.Patch, target)
+			}
+			e := t.d.Hub.Engine(rp)
+			e.InvalidateAll()
+			if err != nil {
+				return nil, writeError(err)
+			}
+			st, err := t.status(ctx, rp)
+			if err != nil {
+				return nil, err
+			}
+			return &RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_checkpoint_create", Description: "Create a git-backed checkpoint of the current worktree and index without changing the user's index, files, HEAD or branch (it writes hidden objects and a ref under refs/meith/checkpoints/).", Capabilities: writesFiles,
+		Timeout: checkpointTimeout},
+		func(ctx context.Context, call *registry.Call, in CheckpointCreateInput) (*checkpoint.Checkpoint, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			call.Progress("snapshotting the working tree", -1)
+			cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: in.Label, Source: in.Source, SessionID: in.SessionID, ToolCallID: in.ToolCallID})
+			if err != nil {
+				return nil, checkpointError(err)
+			}
+			return &cp, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_checkpoint_list", Description: "List git checkpoints created by Meith, newest first.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in CwdInput) ([]checkpoint.Checkpoint, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			list, err := checkpoint.List(ctx, rp)
+			if err != nil {
+				return nil, checkpointError(err)
+			}
+			if list == nil {
+				list = []checkpoint.Checkpoint{}
+			}
+			return list, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_checkpoint_compare", Description: "Compare a Meith checkpoint with another one, HEAD, or (by default) the current working tree.", Capabilities: readOnly,
+		Timeout: checkpointTimeout},
+		func(ctx context.Context, call *registry.Call, in CheckpointCompareInput) (*checkpoint.Comparison, error) {
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			if strings.HasPrefix(in.Left, "-") || strings.HasPrefix(in.Right, "-") {
+				return nil, validation("left", "checkpoint names never start with '-'")
+			}
+			cmp, err := checkpoint.Compare(ctx, rp, in.Left, in.Right, in.IncludePatch)
+			if err != nil {
+				return nil, checkpointError(err)
+			}
+			return cmp, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_checkpoint_restore", Description: "Restore the worktree content and index from a Meith checkpoint without moving HEAD or the current branch (a checkpoint of the present state is taken first).", Capabilities: destructive,
+		Timeout: checkpointTimeout},
+		func(ctx context.Context, call *registry.Call, in CheckpointRestoreInput) (*CheckpointRestoreOutput, error) {
+			if !in.Confirm {
+				return nil, validation("confirm", "confirm must be true: git_checkpoint_restore replaces the working tree and index")
+			}
+			rp, err := t.openRepo(ctx, call, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			call.Progress("restoring checkpoint "+in.ID, -1)
+			res, err := checkpoint.Restore(ctx, rp, in.ID)
+			t.d.Hub.Engine(rp).InvalidateAll()
+			if err != nil {
+				return nil, checkpointError(err)
+			}
+			st, err := t.status(ctx, rp)
+			if err != nil {
+				return nil, err
+			}
+			return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
+				Undo: undoHint(res.PreRestore.ID)}, nil
+		})
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func undoHint(id string) string {
+	return "Undo with git_checkpoint_restore {id: \"" + id + "\", confirm: true} (meith checkpoint restore " + id + " --confirm)"
+}
+
+// checkpointError maps checkpoint errors: an unknown checkpoint and a bad
+// argument are the caller's mistakes.
+func checkpointError(err error) error {
+	switch {
+	case checkpoint.IsUnknownCheckpoint(err):
+		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	case checkpoint.IsArgumentError(err):
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+	}
+	return toolError(err)
+}

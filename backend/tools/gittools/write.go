@@ -1,0 +1,102 @@
+package gittools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/stage"
+	"github.com/meith-dev/meith/backend/git/status"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// StageInput is the input of git_stage and git_unstage.
+type StageInput struct {
+	Cwd   string   `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Paths []string `json:"paths,omitempty" jsonschema:"repository-relative files or folders"`
+	Patch string   `json:"patch,omitempty" jsonschema:"a unified diff (hunks or selected lines) to apply to the index instead of whole files"`
+}
+
+// registerWriteTools adds the tools that change the index, the worktree or
+// checkpoints.
+func registerWriteTools(r *registry.Registry, t *tools) {
+	registry.Register(r, registry.Tool{Name: "git_stage", Description: "Stage one or more files, or apply a supplied patch to the index.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
+			return t.indexEdit(ctx, call, in, stage.StagePaths, stage.StagePatch)
+		})
+
+	registry.Register(r, registry.Tool{Name: "git_unstage", Description: "Unstage one or more files, or reverse a supplied staged patch.", Capabilities: writesFiles},
+		func(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
+			return t.indexEdit(ctx, call, in, stage.UnstagePaths, stage.UnstagePatch)
+		})
+
+	registerRestoreTools(r, t)
+}
+
+// indexEdit runs a by-path or by-patch index edit and returns the new status.
+func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInput,
+	byPaths func(context.Context, *repo.Repo, []string) error, byPatch func(context.Context, *repo.Repo, string) error,
+) (*status.Result, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
+	if err != nil {
+		return nil, err
+	}
+	if paths != nil {
+		err = byPaths(ctx, rp, paths)
+	} else {
+		err = byPatch(ctx, rp, in.Patch)
+	}
+	e := t.d.Hub.Engine(rp)
+	e.Invalidate(paths...)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	return t.status(ctx, rp)
+}
+
+// pathsOrPatch checks that exactly one of paths and patch is given and
+// confines the paths; it returns nil paths for a patch.
+func (t *tools) pathsOrPatch(rp *repo.Repo, paths []string, patch string) ([]string, error) {
+	switch {
+	case len(paths) > 0 && strings.TrimSpace(patch) != "":
+		return nil, validation("paths", "give either paths or patch, not both")
+	case len(paths) == 0 && strings.TrimSpace(patch) == "":
+		return nil, validation("paths", "paths or patch is required.")
+	case len(paths) == 0:
+		return nil, nil
+	}
+	out := make([]string, 0, len(paths))
+	for i, p := range paths {
+		c, err := rp.Confine(p)
+		if err != nil {
+			return nil, validation("paths."+itoa(i), err.Error())
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// writeError maps the staging errors: argument mistakes are
+// VALIDATION_ERROR; a pathspec that matches nothing, an ignored file, an
+// unmerged path and a patch that does not apply (its message names the
+// hunk) are TOOL_FAILED.
+func writeError(err error) error {
+	if stage.IsArgumentError(err) {
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+	}
+	return toolError(err) // pathspec, ignored, unmerged, a patch that does not apply: TOOL_FAILED
+
+}
