@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -39,14 +40,25 @@ func main() {
 	repoDir := flag.String("repo", "/tmp/bigrepo", "the repository to measure (built by mkrepo.py)")
 	runs := flag.Int("runs", 7, "runs of each measurement")
 	once := flag.String("once", "", "internal: compute one `status` or `diff` and exit")
+	cpuprofile := flag.String("cpuprofile", "", "with -once: write a CPU profile to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if *once != "" {
+		if *cpuprofile != "" {
+			f, err := os.Create(*cpuprofile)
+			if err == nil && pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 		if err := one(ctx, *once, *repoDir); err != nil {
 			fmt.Fprintln(os.Stderr, "gitbench:", err)
 			os.Exit(1)
 		}
 		return
+	}
+	if *cpuprofile != "" {
+		fmt.Fprintln(os.Stderr, "gitbench: -cpuprofile only works with -once")
+		os.Exit(2)
 	}
 	if err := run(ctx, *repoDir, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "gitbench:", err)
