@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
 	"errors"
@@ -539,14 +538,14 @@ func (b *blamer) findRename(p *blameCommit, o *blameOrigin) (*blameOrigin, error
 		if err != nil {
 			return nil, err
 		}
-		dst := newSpanHash(dstData)
+		dst := patch.NewFingerprint(dstData)
 		for _, name := range deleted {
 			f := parentFiles[name]
 			src, err := readBlob(b.s, f.Hash)
 			if err != nil {
 				return nil, err
 			}
-			score := similarity(src, dstData, newSpanHash(src), dst)
+			score := patch.Similarity(len(src), len(dstData), patch.NewFingerprint(src), dst, minRenameScore)
 			sameBase := path.Base(name) == base
 			if score >= minRenameScore && (score > bestScore || (score == bestScore && sameBase && !bestBase)) {
 				best, bestScore, bestBase = name, score, sameBase
@@ -690,54 +689,9 @@ func (q *blameQueue) Pop() any {
 	return it
 }
 
-// Rename similarity, after git's diffcore-delta.c: both files are cut into
-// chunks at newlines or every 64 bytes, chunks are hashed, and the score is
-// the bytes of the destination found in the source over the larger size.
+// Rename scores of blame's rename following (git's diffcore-delta, in
+// backend/git/patch).
 const (
-	maxScore       = 60000
-	minRenameScore = 30000 // git's default -M50%
-	spanHashBase   = 107927
+	maxScore       = patch.MaxScore
+	minRenameScore = patch.DefaultRenameScore // git's default -M50%
 )
-
-// spanHash counts the bytes of each chunk hash of a file.
-type spanHash map[uint32]int
-
-func newSpanHash(data []byte) spanHash {
-	text := !bytes.Contains(data[:min(len(data), 8000)], []byte{0})
-	h := spanHash{}
-	var accum1, accum2 uint32
-	n := 0
-	for i := 0; i < len(data); i++ {
-		c := uint32(data[i])
-		if text && c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			continue
-		}
-		old1 := accum1
-		accum1 = (accum1 << 7) ^ (accum2 >> 25)
-		accum2 = (accum2 << 7) ^ (old1 >> 25)
-		accum1 += c
-		n++
-		if n < 64 && c != '\n' {
-			continue
-		}
-		h[(accum1+accum2*0x61)%spanHashBase] += n
-		n, accum1, accum2 = 0, 0, 0
-	}
-	if n > 0 {
-		h[(accum1+accum2*0x61)%spanHashBase] += n
-	}
-	return h
-}
-
-// similarity is git's estimate_similarity for two regular files.
-func similarity(src, dst []byte, hs, hd spanHash) int {
-	maxSize, baseSize := max(len(src), len(dst)), min(len(src), len(dst))
-	if maxSize*(maxScore-minRenameScore) < (maxSize-baseSize)*maxScore || len(dst) == 0 {
-		return 0
-	}
-	copied := 0
-	for k, dc := range hd {
-		copied += min(dc, hs[k])
-	}
-	return copied * maxScore / maxSize
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/meith-dev/meith/backend/git/repo"
 	"io"
 	"io/fs"
 	"os"
@@ -244,20 +245,7 @@ func cutSlash(p string) (string, string, bool) {
 
 // readBlob reads a blob's content.
 func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
-	obj, err := s.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer rd.Close()
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return b, nil
+	return repo.ReadBlob(s, h)
 }
 
 // checkoutFile writes a tree entry to the worktree path abs (replacing

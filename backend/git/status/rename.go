@@ -1,8 +1,8 @@
 package status
 
 import (
-	"bytes"
 	"context"
+	"github.com/meith-dev/meith/backend/git/patch"
 	"io"
 	"sort"
 	"strings"
@@ -13,8 +13,8 @@ import (
 
 // Rename scores, as in git's diffcore: a score is a fraction of maxScore.
 const (
-	maxScore         = 60000
-	minRenameScore   = maxScore / 2                                 // git's default -M50%
+	maxScore         = patch.MaxScore
+	minRenameScore   = patch.DefaultRenameScore                     // git's default -M50%
 	minBasenameScore = minRenameScore + (maxScore-minRenameScore)/2 // 75% for same-basename pairs
 	candidatesPerDst = 4
 )
@@ -35,7 +35,7 @@ type renameFile struct {
 
 	loaded bool
 	size   int
-	counts map[uint32]int // diffcore-delta chunk counts
+	counts patch.Fingerprint // diffcore-delta chunk counts
 }
 
 // detectRenames pairs deleted and added files the way git status does
@@ -221,24 +221,7 @@ func similarity(ctx context.Context, s storer.EncodedObjectStorer, src, dst *ren
 	if src.counts == nil || dst.counts == nil {
 		return 0
 	}
-	maxSize, baseSize := src.size, dst.size
-	if baseSize > maxSize {
-		maxSize, baseSize = baseSize, maxSize
-	}
-	delta := maxSize - baseSize
-	if uint64(maxSize)*uint64(maxScore-minScore) < uint64(delta)*maxScore {
-		return 0
-	}
-	if dst.size == 0 {
-		return 0
-	}
-	copied := 0
-	for h, sc := range src.counts {
-		if dc, ok := dst.counts[h]; ok {
-			copied += min(sc, dc)
-		}
-	}
-	return int(uint64(copied) * maxScore / uint64(maxSize))
+	return patch.Similarity(src.size, dst.size, src.counts, dst.counts, minScore)
 }
 
 // load reads the blob and computes its diffcore-delta chunk counts:
@@ -260,34 +243,5 @@ func (f *renameFile) load(s storer.EncodedObjectStorer) {
 		return
 	}
 	f.size = len(b)
-	f.counts = chunkCounts(b)
-}
-
-const hashBase = 107927
-
-func chunkCounts(b []byte) map[uint32]int {
-	isText := !bytes.Contains(b[:min(len(b), 8000)], []byte{0})
-	counts := make(map[uint32]int)
-	var accum1, accum2 uint32
-	n := 0
-	for i := 0; i < len(b); i++ {
-		c := uint32(b[i])
-		if isText && c == '\r' && i+1 < len(b) && b[i+1] == '\n' {
-			continue
-		}
-		old1 := accum1
-		accum1 = (accum1 << 7) ^ (accum2 >> 25)
-		accum2 = (accum2 << 7) ^ (old1 >> 25)
-		accum1 += c
-		n++
-		if n < 64 && c != '\n' {
-			continue
-		}
-		h := (accum1 + accum2*0x61) % hashBase
-		counts[h] += n
-		n = 0
-		accum1, accum2 = 0, 0
-	}
-	// A trailing fragment without a newline is not counted, as in git.
-	return counts
+	f.counts = patch.NewFingerprint(b)
 }
