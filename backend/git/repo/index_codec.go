@@ -383,3 +383,66 @@ func sameStat(a, b *index.Entry) bool {
 func hashOf(t plumbing.ObjectType, b []byte) plumbing.Hash {
 	return plumbing.ComputeHash(t, b)
 }
+
+// IndexFile is an index file as read from disk: go-git's entries, plus
+// what go-git's type cannot carry (the assume-unchanged bits and the
+// cache-tree). It is the one decoder of the index: the status engine reads
+// through it, and IndexLock keeps the same extras when it writes back.
+type IndexFile struct {
+	// Version is the file's format version (2, 3 or 4).
+	Version uint32
+	// Entries are sorted by name, then stage, as in the file. Names alias
+	// one shared string.
+	Entries []index.Entry
+	extras  *indexExtras
+}
+
+// DecodeIndexFile parses the bytes of an index file. Damaged input gives a
+// *BadIndexError (never a panic); split and sparse indexes are refused.
+func DecodeIndexFile(data []byte) (*IndexFile, error) {
+	version, entries, extras, err := decodeIndexEntries(data)
+	if err != nil {
+		return nil, err
+	}
+	return &IndexFile{Version: version, Entries: entries, extras: extras}, nil
+}
+
+// AssumeValid reports the "assume unchanged" bit of entry i.
+func (f *IndexFile) AssumeValid(i int) bool {
+	if f.extras == nil || f.extras.assumeValid == nil {
+		return false
+	}
+	e := &f.Entries[i]
+	return f.extras.assumeValid[entryKey{e.Name, e.Stage}]
+}
+
+// ValidTrees calls fn for every valid node of the cache-tree: the directory
+// ("" for the root, else "a/b"), the number of index entries it covers and
+// the tree object they would be written as.
+func (f *IndexFile) ValidTrees(fn func(dir string, count int, hash plumbing.Hash)) {
+	if f.extras == nil || f.extras.tree == nil {
+		return
+	}
+	var walk func(dir string, t *cacheTree)
+	walk = func(dir string, t *cacheTree) {
+		if t.count >= 0 {
+			fn(dir, t.count, t.hash)
+		}
+		for _, s := range t.subs {
+			sub := s.name
+			if dir != "" {
+				sub = dir + "/" + s.name
+			}
+			walk(sub, s.tree)
+		}
+	}
+	walk("", f.extras.tree)
+}
+
+// EntryStat returns an entry's stat times as the index file stores them
+// (seconds and nanoseconds truncated to 32 bits; 0 for the zero time).
+func EntryStat(e *index.Entry) (ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32) {
+	cs, cn, _ := timeFields(e.CreatedAt)
+	ms, mn, _ := timeFields(e.ModifiedAt)
+	return cs, cn, ms, mn
+}

@@ -1,19 +1,16 @@
 package status
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
-	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // ErrBadIndex is returned (wrapped in an *IndexError) when the index file
@@ -130,132 +127,35 @@ func ReadIndex(path string) (*Index, error) {
 	return ix, nil
 }
 
-// ParseIndex parses the bytes of an index file. The trailing checksum is
-// not verified (git does not verify it on reads either, for speed).
+// ParseIndex parses the bytes of an index file (through repo's decoder,
+// the one index reader of meith). The trailing checksum is not verified
+// (git does not verify it on reads either, for speed).
 func ParseIndex(data []byte) (*Index, error) {
-	bad := func(format string, args ...any) error {
-		return &IndexError{Reason: fmt.Sprintf(format, args...)}
-	}
-	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, bad("no index signature")
-	}
-	version := int(binary.BigEndian.Uint32(data[4:8]))
-	if version < 2 || version > 4 {
-		return nil, bad("unsupported index version %d", version)
-	}
-	count := int(binary.BigEndian.Uint32(data[8:12]))
-	end := len(data) - 20 // the trailing checksum
-	if count > end/40 {
-		return nil, bad("entry count %d does not fit the file", count)
-	}
-	ix := &Index{Version: version, Entries: make([]Entry, count)}
-
-	// All names go into one arena that becomes a single string, so the
-	// entries' paths cost no allocation each.
-	arena := make([]byte, 0, end)
-	offs := make([]int, count+1)
-	var prev []byte
-	pos := 12
-	for i := 0; i < count; i++ {
-		if pos+62 > end {
-			return nil, bad("entry %d truncated", i)
+	f, err := repo.DecodeIndexFile(data)
+	if err != nil {
+		var be *repo.BadIndexError
+		if errors.As(err, &be) {
+			return nil, &IndexError{Reason: be.Reason}
 		}
-		b := data[pos:]
-		e := &ix.Entries[i]
-		e.Stat = Stat{
-			CtimeSec: binary.BigEndian.Uint32(b[0:]), CtimeNsec: binary.BigEndian.Uint32(b[4:]),
-			MtimeSec: binary.BigEndian.Uint32(b[8:]), MtimeNsec: binary.BigEndian.Uint32(b[12:]),
-			Dev: binary.BigEndian.Uint32(b[16:]), Ino: binary.BigEndian.Uint32(b[20:]),
-			UID: binary.BigEndian.Uint32(b[28:]), GID: binary.BigEndian.Uint32(b[32:]),
-			Size: binary.BigEndian.Uint32(b[36:]),
-		}
-		e.Mode = filemode.FileMode(binary.BigEndian.Uint32(b[24:]))
-		copy(e.Hash[:], b[40:60])
-		flags := binary.BigEndian.Uint16(b[60:])
-		e.Stage = int(flags>>12) & 3
-		e.AssumeValid = flags&0x8000 != 0
-		n := 62
-		if flags&0x4000 != 0 {
-			if version < 3 {
-				return nil, bad("entry %d has extended flags in a version 2 index", i)
-			}
-			if pos+64 > end {
-				return nil, bad("entry %d truncated", i)
-			}
-			ext := binary.BigEndian.Uint16(b[62:])
-			e.SkipWorktree = ext&0x4000 != 0
-			e.IntentToAdd = ext&0x2000 != 0
-			n = 64
-		}
-		start := len(arena)
-		if version == 4 {
-			strip, used := decodeVarint(b[n:min(end-pos, n+16)])
-			if used == 0 || int(strip) > len(prev) || n+used > end-pos {
-				return nil, bad("entry %d has a bad path prefix", i)
-			}
-			nul := bytes.IndexByte(b[n+used:end-pos], 0)
-			if nul < 0 {
-				return nil, bad("entry %d path not terminated", i)
-			}
-			arena = append(arena, prev[:len(prev)-int(strip)]...)
-			arena = append(arena, b[n+used:n+used+nul]...)
-			pos += n + used + nul + 1
-		} else {
-			nameLen := int(flags & 0xfff)
-			if nameLen == 0xfff {
-				nul := bytes.IndexByte(b[n:end-pos], 0)
-				if nul < 0 {
-					return nil, bad("entry %d path not terminated", i)
-				}
-				nameLen = nul
-			}
-			if pos+n+nameLen > end {
-				return nil, bad("entry %d truncated", i)
-			}
-			arena = append(arena, b[n:n+nameLen]...)
-			// Entries are padded with 1–8 NULs to a multiple of 8 bytes.
-			pos += (n + nameLen + 8) &^ 7
-		}
-		prev = arena[start:]
-		offs[i+1] = len(arena)
-		if len(prev) == 0 {
-			return nil, bad("entry %d has an empty path", i)
+		return nil, err
+	}
+	ix := &Index{Version: int(f.Version), Entries: make([]Entry, len(f.Entries))}
+	for i := range f.Entries {
+		src := &f.Entries[i]
+		cs, cn, ms, mn := repo.EntryStat(src)
+		ix.Entries[i] = Entry{
+			Path: src.Name, Hash: src.Hash, Mode: src.Mode, Stage: int(src.Stage),
+			Stat: Stat{CtimeSec: cs, CtimeNsec: cn, MtimeSec: ms, MtimeNsec: mn,
+				Dev: src.Dev, Ino: src.Inode, UID: src.UID, GID: src.GID, Size: src.Size},
+			AssumeValid: f.AssumeValid(i), SkipWorktree: src.SkipWorktree, IntentToAdd: src.IntentToAdd,
 		}
 	}
-	// The arena is never written again: the paths can alias it.
-	names := ""
-	if len(arena) > 0 {
-		names = unsafe.String(&arena[0], len(arena))
-	}
-	for i := range ix.Entries {
-		ix.Entries[i].Path = names[offs[i]:offs[i+1]]
-	}
-	if pos > end {
-		return nil, bad("entries overrun the checksum")
-	}
-	// Extensions.
-	for pos+8 <= end {
-		sig := string(data[pos : pos+4])
-		size := int(binary.BigEndian.Uint32(data[pos+4:]))
-		if size < 0 || pos+8+size > end {
-			return nil, bad("extension %q truncated", sig)
+	f.ValidTrees(func(dir string, count int, hash plumbing.Hash) {
+		if ix.cacheTree == nil {
+			ix.cacheTree = make(map[string]cacheTreeNode)
 		}
-		body := data[pos+8 : pos+8+size]
-		switch sig {
-		case "TREE":
-			ix.cacheTree = parseCacheTree(body)
-		case "link":
-			return nil, bad("split index (core.splitIndex) is not supported")
-		case "sdir":
-			return nil, bad("sparse index is not supported")
-		default:
-			if sig[0] < 'A' || sig[0] > 'Z' {
-				return nil, bad("unknown required extension %q", sig)
-			}
-			// Optional extensions (REUC, UNTR, FSMN, EOIE, IEOT) are skipped.
-		}
-		pos += 8 + size
-	}
+		ix.cacheTree[dir] = cacheTreeNode{count: count, hash: hash}
+	})
 	ix.special = make([]int32, len(ix.Entries)+1)
 	for i := range ix.Entries {
 		s := ix.special[i]
@@ -265,78 +165,6 @@ func ParseIndex(data []byte) (*Index, error) {
 		ix.special[i+1] = s
 	}
 	return ix, nil
-}
-
-// decodeVarint decodes git's offset varint (index v4 path prefixes) and
-// returns the value and the bytes used (0 when malformed).
-func decodeVarint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	c := b[0]
-	val := uint64(c & 127)
-	i := 1
-	for c&128 != 0 {
-		if i >= len(b) {
-			return 0, 0
-		}
-		val++
-		c = b[i]
-		i++
-		val = val<<7 + uint64(c&127)
-	}
-	return val, i
-}
-
-// parseCacheTree decodes a TREE extension into the valid nodes by
-// directory. A malformed extension yields what was read so far (it is only
-// an optimisation).
-func parseCacheTree(b []byte) map[string]cacheTreeNode {
-	out := make(map[string]cacheTreeNode)
-	var node func(prefix string) bool
-	node = func(prefix string) bool {
-		nul := bytes.IndexByte(b, 0)
-		if nul < 0 {
-			return false
-		}
-		name := string(b[:nul])
-		b = b[nul+1:]
-		nl := bytes.IndexByte(b, '\n')
-		if nl < 0 {
-			return false
-		}
-		fields := strings.Fields(string(b[:nl]))
-		b = b[nl+1:]
-		if len(fields) != 2 {
-			return false
-		}
-		count, err1 := strconv.Atoi(fields[0])
-		subs, err2 := strconv.Atoi(fields[1])
-		if err1 != nil || err2 != nil || subs < 0 {
-			return false
-		}
-		dir := name
-		if prefix != "" {
-			dir = prefix + "/" + name
-		}
-		if count >= 0 {
-			if len(b) < 20 {
-				return false
-			}
-			var h plumbing.Hash
-			copy(h[:], b[:20])
-			b = b[20:]
-			out[dir] = cacheTreeNode{count: count, hash: h}
-		}
-		for i := 0; i < subs; i++ {
-			if !node(dir) {
-				return false
-			}
-		}
-		return true
-	}
-	node("")
-	return out
 }
 
 // Find returns the position of the first entry (lowest stage) for path and
