@@ -16,50 +16,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/meith-dev/meith/backend/git/gittest"
 	"github.com/meith-dev/meith/backend/git/repo"
 )
 
-// isolate keeps the machine's git configuration out of the test.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-}
+func isolate(t *testing.T) { gittest.Isolate(t) }
 
-// gitEnv runs git in dir with extra environment; read-only commands never
-// refresh the index (GIT_OPTIONAL_LOCKS=0).
 func gitEnv(t *testing.T, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
-		"-c", "init.defaultBranch=main", "-c", "core.quotePath=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_OPTIONAL_LOCKS=0"), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, stderr.String())
-	}
-	return string(out)
+	return gittest.GitEnv(t, dir, env, args...)
 }
 
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return gitEnv(t, dir, nil, args...)
-}
+func gitT(t *testing.T, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
-func newRepoDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitT(t, dir, "init", "-q")
-	return dir
-}
+func newRepoDir(t *testing.T) string { return gittest.NewRepo(t) }
 
 func open(t *testing.T, dir string) *repo.Repo {
 	t.Helper()
@@ -71,27 +40,10 @@ func open(t *testing.T, dir string) *repo.Repo {
 }
 
 func write(t *testing.T, root, rel, content string, perm os.FileMode) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(p)
-	if err := os.WriteFile(p, []byte(content), perm); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(p, perm)
+	gittest.Write(t, root, rel, content, perm)
 }
 
-func symlink(t *testing.T, root, rel, target string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	os.Remove(p)
-	if err := os.Symlink(target, p); err != nil {
-		t.Fatal(err)
-	}
-}
+func symlink(t *testing.T, root, rel, target string) { gittest.Symlink(t, root, rel, target) }
 
 // worktreeState describes every file of a worktree (.git aside).
 func worktreeState(t *testing.T, root string) map[string]string {

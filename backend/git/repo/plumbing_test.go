@@ -15,32 +15,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/meith-dev/meith/backend/git/gittest"
 )
 
-// isolate keeps the machine's git configuration out of the test.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-}
+func isolate(t *testing.T) { gittest.Isolate(t) }
 
-// gitOut runs git in dir and returns its output.
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
-		"-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, stderr.String())
-	}
-	return string(out)
-}
+func gitOut(t *testing.T, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
 // newTestRepo makes an empty repository and opens it.
 func newTestRepo(t *testing.T) *Repo {
@@ -59,17 +40,7 @@ func newTestRepo(t *testing.T) *Repo {
 }
 
 func writeFile(t *testing.T, root, rel, content string, mode os.FileMode) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, root, rel, content, mode)
 }
 
 // trickyNames are names whose order differs between index and tree order.

@@ -2,20 +2,13 @@ package repo
 
 import (
 	"context"
+	"github.com/meith-dev/meith/backend/git/gittest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
-func gitCmd(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
+func gitCmd(t *testing.T, dir string, args ...string) { gittest.Git(t, dir, args...) }
 
 func TestOpenFindsRootFromSubdirAndLinkedWorktree(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())

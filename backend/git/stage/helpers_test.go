@@ -1,7 +1,6 @@
 package stage
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"fmt"
@@ -14,58 +13,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meith-dev/meith/backend/git/gittest"
 	"github.com/meith-dev/meith/backend/git/repo"
 )
 
-// isolate keeps the machine's git configuration out of the test.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_AUTHOR_DATE", "")
-	t.Setenv("GIT_COMMITTER_DATE", "")
-}
+func isolate(t *testing.T) { gittest.Isolate(t) }
 
-// gitRun runs git in dir and returns stdout, stderr and the exit error.
-// Read-only commands run with GIT_OPTIONAL_LOCKS=0 so that they never
-// refresh the index.
 func gitRun(dir string, stdin []byte, args ...string) (string, string, error) {
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
-		"-c", "init.defaultBranch=main", "-c", "core.quotePath=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return out.String(), errb.String(), err
+	return gittest.Run(dir, stdin, nil, args...)
 }
 
-// gitT runs git in dir and fails the test when it fails.
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, errs, err := gitRun(dir, nil, args...)
-	if err != nil {
-		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, errs)
-	}
-	return out
-}
+func gitT(t *testing.T, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
-// newRepoDir makes an empty repository and returns its resolved root.
-func newRepoDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitT(t, dir, "init", "-q")
-	return dir
-}
+func newRepoDir(t *testing.T) string { return gittest.NewRepo(t) }
 
 func open(t *testing.T, dir string) *repo.Repo {
 	t.Helper()
@@ -77,31 +37,10 @@ func open(t *testing.T, dir string) *repo.Repo {
 }
 
 func write(t *testing.T, root, rel, content string, perm os.FileMode) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(p)
-	if err := os.WriteFile(p, []byte(content), perm); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, perm); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, root, rel, content, perm)
 }
 
-func symlink(t *testing.T, root, rel, target string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(p)
-	if err := os.Symlink(target, p); err != nil {
-		t.Fatal(err)
-	}
-}
+func symlink(t *testing.T, root, rel, target string) { gittest.Symlink(t, root, rel, target) }
 
 // twin copies the repository at a (worktree and .git) to a new directory.
 func twin(t *testing.T, a string) string {

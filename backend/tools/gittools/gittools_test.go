@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/git/gittest"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -19,29 +19,11 @@ import (
 	"github.com/meith-dev/meith/backend/tools/gittools"
 )
 
-// git runs the oracle with a configuration nothing on the machine changes.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+// git runs the oracle (its identity is "t"; the repositories of newRepo
+// have their own, which meith's commits use).
+func git(t *testing.T, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func write(t *testing.T, dir, rel, content string) { gittest.Write(t, dir, rel, content, 0o644) }
 
 // newRepo makes a repository with one commit, a repository identity and
 // some changes.
@@ -253,7 +235,7 @@ func TestBranchLogBlameWorktree(t *testing.T) {
 
 	var log []struct{ Hash, Subject, AuthorName string }
 	e.ok(dir, "git_log", map[string]any{"limit": 1}, &log)
-	if len(log) != 1 || log[0].Subject != "main moves" || log[0].AuthorName != "Repo Person" {
+	if len(log) != 1 || log[0].Subject != "main moves" || log[0].AuthorName != "t" {
 		t.Errorf("git_log = %+v", log)
 	}
 	e.fails(dir, "git_log", map[string]any{"limit": 500}, protocol.CodeValidation, "limit")
