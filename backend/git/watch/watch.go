@@ -151,11 +151,13 @@ func (h *Hub) publish(c Change) {
 	}
 }
 
-// forget drops a watcher that stopped by itself (idle, or failed).
+// forget drops a watcher that stopped by itself (idle, or failed), and
+// the engine's caches with it: a repository nobody looks at costs nothing.
 func (h *Hub) forget(w *watcher) {
 	h.mu.Lock()
 	if h.watchers[w.root] == w {
 		delete(h.watchers, w.root)
+		h.engines.Forget(w.root)
 	}
 	h.mu.Unlock()
 }
