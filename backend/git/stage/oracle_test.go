@@ -288,3 +288,45 @@ func TestOracleRestorePathsBoth(t *testing.T) {
 		agree(t, sc.root, b, err, gerr, gerrs, what)
 	}
 }
+
+// TestStageConvertsLineEndingsLikeGitAdd: with text=auto or core.autocrlf,
+// git add stores CRLF files with LF; so does StagePaths, and the file is
+// then clean in git's eyes.
+func TestStageConvertsLineEndingsLikeGitAdd(t *testing.T) {
+	isolate(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		config [][2]string
+		attrs  string
+	}{
+		{"text=auto attribute", nil, "* text=auto\n"},
+		{"core.autocrlf=true", [][2]string{{"core.autocrlf", "true"}}, ""},
+		{"core.autocrlf=input", [][2]string{{"core.autocrlf", "input"}}, ""},
+		{"binary attribute keeps CRLF", [][2]string{{"core.autocrlf", "true"}}, "*.dat binary\n"},
+	} {
+		a := newRepoDir(t)
+		for _, kv := range tc.config {
+			gitT(t, a, "config", kv[0], kv[1])
+		}
+		if tc.attrs != "" {
+			write(t, a, ".gitattributes", tc.attrs, 0o644)
+		}
+		write(t, a, "base.txt", "base\n", 0o644)
+		gitT(t, a, "add", "-A")
+		gitT(t, a, "commit", "-q", "-m", "base")
+		write(t, a, "crlf.txt", "one\r\ntwo\r\n", 0o644)
+		write(t, a, "mixed.dat", "x\r\ny\r\n", 0o644)
+		b := twin(t, a)
+		if err := StagePaths(ctx, open(t, a), []string{"crlf.txt", "mixed.dat"}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		gitT(t, b, "add", "--", "crlf.txt", "mixed.dat")
+		if got, want := gitT(t, a, "ls-files", "-s"), gitT(t, b, "ls-files", "-s"); got != want {
+			t.Errorf("%s: index\n%s\nwant (git add)\n%s", tc.name, got, want)
+		}
+		if got := gitT(t, a, "status", "--porcelain=v2"); got != gitT(t, b, "status", "--porcelain=v2") {
+			t.Errorf("%s: status after staging = %q", tc.name, got)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (s *session) checkoutEntry(e *index.Entry) error {
 		if repo.StatMatches(e, fi) && !repo.IsRacy(e, s.lock.ModTime()) {
 			return nil
 		}
-		content, err := repo.ReadWorktreeBlob(s.r.Abs(e.Name), fi)
+		content, err := s.worktreeContent(e.Name, fi)
 		if err == nil && repo.BlobHash(content) == e.Hash {
 			n := *e
 			repo.FillStat(&n, fi)

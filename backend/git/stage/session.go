@@ -34,6 +34,8 @@ type session struct {
 	overlay map[string][]*index.Entry
 	cfg     coreConfig
 	ignore  *status.IgnoreMatcher
+	// clean applies git's line-ending conversion to worktree content.
+	clean *status.Cleaner
 	// headTree is HEAD's tree (zero on an unborn branch) once headSet.
 	headTree plumbing.Hash
 	headSet  bool
@@ -52,7 +54,8 @@ func openSession(ctx context.Context, r *repo.Repo) (*session, error) {
 	if !sort.SliceIsSorted(idx.Entries, func(i, j int) bool { return entryLess(idx.Entries[i], idx.Entries[j]) }) {
 		sort.SliceStable(idx.Entries, func(i, j int) bool { return entryLess(idx.Entries[i], idx.Entries[j]) })
 	}
-	return &session{ctx: ctx, r: r, lock: lock, idx: idx, overlay: make(map[string][]*index.Entry), cfg: readCoreConfig(r)}, nil
+	return &session{ctx: ctx, r: r, lock: lock, idx: idx, overlay: make(map[string][]*index.Entry), cfg: readCoreConfig(r),
+		clean: status.NewCleaner(r)}, nil
 }
 
 func entryLess(a, b *index.Entry) bool {
@@ -357,13 +360,31 @@ func lstat(r *repo.Repo, p string) (os.FileInfo, error) {
 	return fi, nil
 }
 
-// blobOf stores the worktree content of p (Lstat fi) as a blob.
+// blobOf stores the worktree content of p (Lstat fi) as a blob, the way
+// `git add` would: line endings converted by core.autocrlf and attributes.
 func (s *session) blobOf(p string, fi os.FileInfo) (plumbing.Hash, error) {
-	content, err := repo.ReadWorktreeBlob(s.r.Abs(p), fi)
+	content, err := s.worktreeContent(p, fi)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", p, err)
 	}
 	return repo.WriteBlob(s.r.Git.Storer, content)
+}
+
+// worktreeContent reads the worktree file p (Lstat fi) as git would store
+// it: a symlink's target, or a file's bytes after line-ending conversion.
+func (s *session) worktreeContent(p string, fi os.FileInfo) ([]byte, error) {
+	content, err := repo.ReadWorktreeBlob(s.r.Abs(p), fi)
+	if err != nil || !fi.Mode().IsRegular() {
+		return content, err
+	}
+	return s.clean.Clean(p, content, func() ([]byte, bool) {
+		e := s.stage0(p)
+		if e == nil {
+			return nil, false
+		}
+		b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
+		return b, err == nil
+	}), nil
 }
 
 // refreshStat fills e's stat data from its worktree file when the file
@@ -378,7 +399,7 @@ func (s *session) refreshStat(e *index.Entry) {
 	if err != nil || fi == nil || s.cfg.worktreeMode(fi, e) != e.Mode {
 		return
 	}
-	content, err := repo.ReadWorktreeBlob(s.r.Abs(e.Name), fi)
+	content, err := s.worktreeContent(e.Name, fi)
 	if err == nil && repo.BlobHash(content) == e.Hash {
 		repo.FillStat(e, fi)
 	}

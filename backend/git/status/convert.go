@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // emptyBlob is the name of the empty blob.
@@ -336,4 +338,32 @@ func (h *hasher) convert(p string, b []byte, action crlfAction) []byte {
 		}
 	}
 	return stripCRLF(b)
+}
+
+// Cleaner turns worktree content into the blob `git add` stores: git's
+// clean-side line-ending conversion from core.autocrlf, core.eol and the
+// text/eol/crlf attributes (the same rules the status engine hashes with).
+// Filters (clean/smudge, working-tree-encoding) are not applied.
+type Cleaner struct{ h *hasher }
+
+// NewCleaner reads r's configuration and attribute files.
+func NewCleaner(r *repo.Repo) *Cleaner {
+	s := newSettings(loadConfig(r))
+	return &Cleaner{h: &hasher{root: r.Root, s: s, attrs: newAttrChecker(r.Root, r.CommonDir, s)}}
+}
+
+// Clean returns content as git would store it for path p (repository
+// relative). indexBlob, if non-nil, returns the index's current blob of p:
+// git's "safe autocrlf" rule leaves a file alone whose indexed version
+// already has CRLFs. Content that needs no conversion is returned as is.
+func (c *Cleaner) Clean(p string, content []byte, indexBlob func() ([]byte, bool)) []byte {
+	action := c.h.attrs.action(p, c.h.s)
+	if action == crlfBinary {
+		return content
+	}
+	h := *c.h
+	if indexBlob != nil {
+		h.indexBlob = func(string) ([]byte, bool) { return indexBlob() }
+	}
+	return h.convert(p, content, action)
 }
