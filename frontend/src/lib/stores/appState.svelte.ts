@@ -13,6 +13,7 @@ import {
   type WorkspaceTab,
   type WorkspaceTabKind,
 } from '../bridge';
+import { coalesced } from './coalesce';
 import { errorText, toasts } from './toasts.svelte';
 
 /** The layout of a space that has none yet (backend/state DefaultLayout). */
@@ -72,8 +73,7 @@ export class AppStateStore {
   browserTabCount = $derived(this.state?.browserTabs.length ?? 0);
 
   private off: (() => void) | null = null;
-  private inflight: Promise<void> | null = null;
-  private again = false;
+  private reread = coalesced(() => this.load());
 
   /** Subscribes to state_changed and reads the state; returns stop. */
   start(): () => void {
@@ -95,21 +95,7 @@ export class AppStateStore {
 
   /** Re-reads the state. Calls that arrive while a read runs coalesce into one more read. */
   refresh(): Promise<void> {
-    if (this.inflight) {
-      this.again = true;
-      return this.inflight;
-    }
-    this.inflight = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.load();
-        } while (this.again);
-      } finally {
-        this.inflight = null;
-      }
-    })();
-    return this.inflight;
+    return this.reread();
   }
 
   private async load(): Promise<void> {

@@ -1,4 +1,5 @@
 import { call, subscribe, Topics, type LogEntry } from '../bridge';
+import { coalesced } from './coalesce';
 import { errorText } from './toasts.svelte';
 
 /**
@@ -14,26 +15,11 @@ export class LogsStore {
   /** True while the store follows logs_appended hints. */
   live = $state(false);
 
-  private inflight: Promise<void> | null = null;
-  private again = false;
+  private reread = coalesced(() => this.load());
 
-  /** Re-reads the newest entries. */
+  /** Re-reads the newest entries (calls during a read coalesce into one more). */
   refresh(): Promise<void> {
-    if (this.inflight) {
-      this.again = true;
-      return this.inflight;
-    }
-    this.inflight = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.load();
-        } while (this.again);
-      } finally {
-        this.inflight = null;
-      }
-    })();
-    return this.inflight;
+    return this.reread();
   }
 
   private async load(): Promise<void> {
