@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -441,6 +441,63 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     await answerDialog();
     await eventually(async () => assert.equal((await cli('list_spaces')).activeSpaceId, created.id), 30_000);
     assert.equal((await cli('list_spaces')).spaces.length, count + 1, 'no second space for the same folder');
+  });
+
+  test('git header: the changes chip follows edits on disk, opens the Git tab; the branch switcher creates and switches', { timeout: 90_000 }, async () => {
+    const repo = join(process.env.MEITH_HOME, 'projects', 'e2e-git');
+    mkdirSync(repo, { recursive: true });
+    const git = (...args) =>
+      execFileP('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', '-c', 'init.defaultBranch=main', ...args], {
+        cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+      }).then((r) => r.stdout);
+    await git('init', '-q');
+    writeFileSync(join(repo, 'a.txt'), 'one\n');
+    await git('add', 'a.txt');
+    await git('commit', '-q', '-m', 'first');
+
+    // Open the repository as a space (through the page's own binding, as the renderer).
+    await page.evaluate((cwd) => window.go.app.App.Call('create_space', { name: 'e2e-git', cwd }, {}), realpathSync(repo));
+    await page.waitForFunction(() =>
+      document.querySelector('nav[aria-label="Spaces"] button[aria-label="Space e2e-git"][aria-current="true"]'),
+    );
+    const branch = page.getByRole('button', { name: 'Branch main' });
+    await branch.waitFor();
+    const chip = page.getByRole('button', { name: /changed files? - open Git panel$/ });
+    assert.equal(await chip.count(), 0, 'no chip for a clean repository');
+
+    // An edit on disk shows up without any action in the page (the watcher).
+    writeFileSync(join(repo, 'a.txt'), 'one\ntwo\n');
+    await chip.waitFor({ timeout: 10_000 });
+    assert.equal((await chip.textContent()).replace(/\s+/g, ''), '+1−0');
+    assert.equal(await chip.getAttribute('title'), '1 changed file - open Git panel');
+
+    // The chip opens the Git tab in the right pane.
+    await chip.click();
+    await eventually(async () => {
+      const s = await activeSpace();
+      const tab = s.tabs.find((t) => t.kind === 'git');
+      assert.ok(tab, 'a git tab exists');
+      assert.equal(tab.pane, 'secondary');
+      assert.equal(s.layout.split, true);
+    });
+    await page.getByRole('tablist', { name: 'Secondary pane tabs' }).getByRole('tab', { name: /Git/ }).waitFor();
+
+    // The branch switcher: create a branch from HEAD and switch to it.
+    await branch.click();
+    const menu = page.getByRole('dialog', { name: 'Branches' });
+    await menu.getByRole('option', { name: /main/ }).waitFor();
+    await menu.getByRole('button', { name: 'Create new branch…' }).click();
+    await menu.getByLabel('New branch name').fill('e2e-feature');
+    await menu.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Branch e2e-feature' }).waitFor();
+    assert.equal((await git('branch', '--show-current')).trim(), 'e2e-feature');
+
+    // And back to main through the list, filtered as you type.
+    await page.getByRole('button', { name: 'Branch e2e-feature' }).click();
+    await menu.getByLabel('Filter branches').fill('mai');
+    await menu.getByRole('option', { name: /^main/ }).click();
+    await page.getByRole('button', { name: 'Branch main' }).waitFor();
+    assert.equal((await git('branch', '--show-current')).trim(), 'main');
   });
 
   test('no unexpected page errors', () => {

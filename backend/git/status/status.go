@@ -133,6 +133,9 @@ type Result struct {
 	Conflicted []FileStatus `json:"conflicted"`
 	// Clean says there is nothing to report.
 	Clean bool `json:"clean"`
+	// Watched says a file watcher keeps this repository's status fresh and
+	// reports its changes (set by the tools layer), so callers need not poll.
+	Watched bool `json:"watched"`
 }
 
 // Options tune a status.

@@ -415,6 +415,7 @@ func (t *tools) status(ctx context.Context, rp *repo.Repo) (*status.Result, erro
 	if err != nil {
 		return nil, toolError(err)
 	}
+	st.Watched = t.d.Hub.Watching(rp.Root)
 	return st, nil
 }
 

@@ -90,6 +90,7 @@ func (e *env) fails(cwd, tool string, args map[string]any, code protocol.ErrorCo
 
 type statusOut struct {
 	IsRepo, Clean    bool
+	Watched          bool
 	Root, Branch     string
 	Files, Untracked []struct {
 		Path, Status, IndexStatus, WorktreeStatus string
@@ -104,7 +105,7 @@ func TestStatusAndDiff(t *testing.T) {
 
 	var st statusOut
 	e.ok(filepath.Join(dir, "src"), "git_status", nil, &st) // cwd: any path inside
-	if !st.IsRepo || st.Root != dir || st.Branch != "main" || st.Clean || len(st.Files) != 2 || len(st.Untracked) != 1 {
+	if !st.IsRepo || st.Root != dir || st.Branch != "main" || st.Clean || len(st.Files) != 2 || len(st.Untracked) != 1 || !st.Watched {
 		t.Errorf("git_status = %+v", st)
 	}
 

@@ -129,6 +129,7 @@ export const Topics = {
   approvalsChanged: 'approvals_changed',
   stateChanged: 'state_changed',
   logsAppended: 'logs_appended',
+  gitChanged: 'git_changed',
 } as const;
 
 // ---- App state (backend/state/types.go) ----
@@ -248,4 +249,46 @@ export interface LogEntry {
   sessionId?: string;
   toolName?: string;
   data?: Record<string, unknown>;
+}
+
+// ---- Git (backend/git, backend/tools/gittools) ----
+
+/** Payload of the "git_changed" Wails event: a watched repository changed. */
+export interface GitChangedPayload {
+  root: string;
+  /** How many paths changed (0: unknown). */
+  count: number;
+}
+
+/** The summary of git_diff {includePatches:false}. */
+export interface GitDiffSummary {
+  isRepo: boolean;
+  root: string | null;
+  scope: 'all' | 'staged' | 'unstaged';
+  files: { path: string; status: string; additions: number; deletions: number; binary: boolean }[];
+  totalAdditions: number;
+  totalDeletions: number;
+}
+
+/** The parts of git_status the header uses. */
+export interface GitStatusSummary {
+  isRepo: boolean;
+  root: string | null;
+  branch?: string;
+  detached?: boolean;
+  upstream?: string;
+  ahead?: number;
+  behind?: number;
+  clean?: boolean;
+  /** A watcher on the Go side reports this repository's changes. */
+  watched?: boolean;
+}
+
+/** One branch of git_branch. */
+export interface GitBranch {
+  name: string;
+  current: boolean;
+  upstream: string;
+  commit: string;
+  subject: string;
 }
