@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -498,6 +498,70 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     await menu.getByRole('option', { name: /^main/ }).click();
     await page.getByRole('button', { name: 'Branch main' }).waitFor();
     assert.equal((await git('branch', '--show-current')).trim(), 'main');
+  });
+
+  test('git tab: a diff on demand, stage a hunk, unstage, discard with confirmation, commit as a profile', { timeout: 90_000 }, async () => {
+    // The e2e-git space of the previous test is active, its Git tab open on the right.
+    const repo = realpathSync(join(process.env.MEITH_HOME, 'projects', 'e2e-git'));
+    const git = (...args) =>
+      execFileP('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], {
+        cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+      }).then((r) => r.stdout);
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+    writeFileSync(join(repo, 'long.txt'), lines.join('\n') + '\n');
+    await git('add', 'long.txt');
+    await git('commit', '-q', '-m', 'long');
+    lines[1] = 'line 2 changed';
+    lines[27] = 'line 28 changed';
+    writeFileSync(join(repo, 'long.txt'), lines.join('\n') + '\n');
+
+    const panel = page.getByRole('region', { name: 'Git' });
+    const changes = panel.getByRole('list', { name: 'Changed files' });
+    const longRow = changes.locator('[data-path="long.txt"]');
+    await longRow.waitFor({ timeout: 10_000 });
+
+    // The diff is loaded when the file is clicked.
+    await longRow.click();
+    const diff = panel.getByRole('region', { name: 'Diff of long.txt' });
+    await diff.getByText('line 2 changed').waitFor();
+    await diff.getByText('line 28 changed').waitFor();
+
+    // Stage only the first hunk; the index is checked with git.
+    await diff.getByRole('button', { name: 'Stage hunk 1' }).click();
+    await eventually(async () => {
+      const staged = await git('diff', '--cached', 'long.txt');
+      assert.match(staged, /\+line 2 changed/);
+      assert.doesNotMatch(staged, /line 28 changed/);
+      assert.match(await git('diff', 'long.txt'), /\+line 28 changed/);
+    });
+
+    // Unstage the file from the Staged list.
+    await panel.getByRole('button', { name: 'Unstage long.txt' }).click();
+    await eventually(async () => assert.equal(await git('diff', '--cached', '--name-only'), ''));
+
+    // Discarding asks first ("Confirm before restore" is on by default).
+    page.once('dialog', (d) => {
+      assert.equal(d.message(), 'Discard changes in a.txt?');
+      void d.accept();
+    });
+    await panel.getByRole('button', { name: 'Discard changes in a.txt' }).click();
+    await eventually(async () => assert.equal(readFileSync(join(repo, 'a.txt'), 'utf8'), 'one\n'));
+
+    // Commit as an identity profile: author and committer.
+    await page.evaluate(() =>
+      window.go.app.App.Call('set_app_settings', { settings: { git: {
+        identityProfiles: [{ id: 'gitacct_e2e000000001', label: 'Work', name: 'Ada Lovelace', email: 'ada@example.com' }],
+        activeIdentityProfileId: 'gitacct_e2e000000001' } } }, {}),
+    );
+    await panel.getByRole('button', { name: 'Stage all' }).click();
+    await eventually(async () => assert.match(await git('diff', '--cached', '--name-only'), /long\.txt/));
+    await panel.getByText('Committing as Ada Lovelace <ada@example.com>').waitFor();
+    await panel.getByLabel('Commit message').fill('feat: change two lines');
+    await panel.getByRole('button', { name: 'Commit', exact: true }).click();
+    await eventually(async () =>
+      assert.equal(await git('log', '-1', '--format=%s|%an <%ae>|%cn <%ce>'), 'feat: change two lines|Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>\n'),
+    );
+    await panel.getByText('Working tree clean.').waitFor({ timeout: 10_000 });
   });
 
   test('no unexpected page errors', () => {
