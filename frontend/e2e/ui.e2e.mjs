@@ -500,7 +500,7 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     assert.equal((await git('branch', '--show-current')).trim(), 'main');
   });
 
-  test('git tab: a diff on demand, stage a hunk, unstage, discard with confirmation, commit as a profile', { timeout: 90_000 }, async () => {
+  test('git tab: a diff on demand, stage a hunk and a line range, unstage, discard with confirmation, commit as a profile', { timeout: 90_000 }, async () => {
     // The e2e-git space of the previous test is active, its Git tab open on the right.
     const repo = realpathSync(join(process.env.MEITH_HOME, 'projects', 'e2e-git'));
     const git = (...args) =>
@@ -536,6 +536,19 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     });
 
     // Unstage the file from the Staged list.
+    await panel.getByRole('button', { name: 'Unstage long.txt' }).click();
+    await eventually(async () => assert.equal(await git('diff', '--cached', '--name-only'), ''));
+
+    // Stage a line range: the two lines of the second change only.
+    await changes.locator('[data-path="long.txt"]').click();
+    await diff.getByRole('button', { name: 'Select deleted line 28' }).click();
+    await diff.getByRole('button', { name: 'Select added line 28' }).click();
+    await panel.getByRole('button', { name: 'Stage selected lines' }).click();
+    await eventually(async () => {
+      const staged = await git('diff', '--cached', 'long.txt');
+      assert.match(staged, /\+line 28 changed/);
+      assert.doesNotMatch(staged, /line 2 changed/);
+    });
     await panel.getByRole('button', { name: 'Unstage long.txt' }).click();
     await eventually(async () => assert.equal(await git('diff', '--cached', '--name-only'), ''));
 

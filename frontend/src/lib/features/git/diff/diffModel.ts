@@ -50,6 +50,8 @@ export interface HunkRow {
 export interface LineRow extends DiffLine {
   type: 'line';
   hunkIndex: number;
+  /** The line's index in its hunk's lines. */
+  lineIndex: number;
   /** Text of the paired line on the other side, for the word diff. */
   partner?: string;
 }
@@ -222,7 +224,7 @@ export function flattenRows(model: FileDiff): DiffRow[] {
       partner.set(a, hunk.lines[d].text);
     }
     hunk.lines.forEach((line, k) => {
-      const row: LineRow = { type: 'line', hunkIndex, ...line };
+      const row: LineRow = { type: 'line', hunkIndex, lineIndex: k, ...line };
       const p = partner.get(k);
       if (p !== undefined) row.partner = p;
       rows.push(row);
@@ -243,4 +245,58 @@ export function rowSegments(row: LineRow): Segment[] {
 /** Largest line number shown, for sizing the gutters. */
 export function maxLineNumber(model: FileDiff): number {
   return model.hunks.reduce((m, h) => Math.max(m, h.oldStart + h.oldLines, h.newStart + h.newLines), 0);
+}
+
+/** A selected change line: its hunk and its index in the hunk's lines. */
+export type LineRef = `${number}:${number}`;
+
+/** The key of a line in a selection set. */
+export function lineRef(hunkIndex: number, lineIndex: number): LineRef {
+  return `${hunkIndex}:${lineIndex}`;
+}
+
+/**
+ * Builds the patch that stages (or, with reverse, unstages or discards)
+ * only the selected change lines of a file's diff, the way git's "stage
+ * selected lines" does: for staging, an unselected deletion stays as context
+ * and an unselected addition is left out; for reverse, an unselected
+ * addition stays as context and an unselected deletion is left out. Hunks
+ * without a selected line are dropped and the headers are recounted.
+ * Returns '' when nothing is selected.
+ */
+export function selectedLinesPatch(model: FileDiff, selected: ReadonlySet<string>, reverse: boolean): string {
+  const out: string[] = [...model.headerLines];
+  let kept = 0;
+  model.hunks.forEach((hunk, h) => {
+    const body: string[] = [];
+    let oldCount = 0;
+    let newCount = 0;
+    let any = false;
+    let lastKept: 'context' | 'add' | 'del' | null = null;
+    for (let k = 0; k < hunk.lines.length; k++) {
+      const line = hunk.lines[k];
+      const sel = selected.has(lineRef(h, k));
+      if (line.kind === 'nonewline') {
+        // The marker belongs to the line before it, if that line was kept.
+        if (lastKept) body.push('\\ ' + line.text);
+        continue;
+      }
+      let kind: 'context' | 'add' | 'del' | null = line.kind;
+      if (line.kind === 'add' && !sel) kind = reverse ? 'context' : null;
+      if (line.kind === 'del' && !sel) kind = reverse ? null : 'context';
+      if (line.kind !== 'context' && sel) any = true;
+      lastKept = kind;
+      if (kind === null) continue;
+      body.push((kind === 'context' ? ' ' : kind === 'add' ? '+' : '-') + line.text);
+      if (kind !== 'add') oldCount++;
+      if (kind !== 'del') newCount++;
+    }
+    if (!any) return;
+    kept++;
+    const start = reverse ? hunk.newStart : hunk.oldStart;
+    const oldStart = oldCount === 0 ? Math.max(0, start - 1) : start;
+    const newStart = newCount === 0 ? Math.max(0, start - 1) : start;
+    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...body);
+  });
+  return kept === 0 ? '' : out.join('\n') + '\n';
 }
