@@ -552,6 +552,19 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
     await panel.getByRole('button', { name: 'Unstage long.txt' }).click();
     await eventually(async () => assert.equal(await git('diff', '--cached', '--name-only'), ''));
 
+    // Discard one hunk from the worktree (after the confirmation).
+    await changes.locator('[data-path="long.txt"]').click();
+    page.once('dialog', (d) => {
+      assert.equal(d.message(), 'Discard changes in hunk 1 of long.txt?');
+      void d.accept();
+    });
+    await diff.getByRole('button', { name: 'Discard hunk 1' }).click();
+    await eventually(async () => {
+      const text = readFileSync(join(repo, 'long.txt'), 'utf8');
+      assert.match(text, /^line 1\nline 2\n/);
+      assert.match(text, /line 28 changed/);
+    });
+
     // Discarding asks first ("Confirm before restore" is on by default).
     page.once('dialog', (d) => {
       assert.equal(d.message(), 'Discard changes in a.txt?');

@@ -187,6 +187,16 @@ export class GitPanelStore {
     return this.act('git_restore', { paths: [path], target: 'worktree', confirm: true });
   }
 
+  /**
+   * Discards the changes of a patch (a hunk or selected lines) from the
+   * worktree, after the same confirmation as restore. A checkpoint is taken
+   * by the tool first.
+   */
+  async discardPatch(patch: string, what: string, confirm: (question: string) => boolean): Promise<boolean> {
+    if ((appState.settings?.git?.confirmBeforeRestore ?? true) && !confirm(`Discard changes in ${what}?`)) return false;
+    return this.act('git_restore', { patch, target: 'worktree', confirm: true });
+  }
+
   /** Commits the index; resolves true on success. */
   async commit(message: string): Promise<boolean> {
     this.busy = true;
