@@ -255,6 +255,15 @@ export function lineRef(hunkIndex: number, lineIndex: number): LineRef {
   return `${hunkIndex}:${lineIndex}`;
 }
 
+/** The change lines of hunk h, as a selection of the whole hunk. */
+export function wholeHunk(model: FileDiff, h: number): Set<string> {
+  const out = new Set<string>();
+  model.hunks[h]?.lines.forEach((l, k) => {
+    if (l.kind === 'add' || l.kind === 'del') out.add(lineRef(h, k));
+  });
+  return out;
+}
+
 /**
  * Builds the patch that stages (or, with reverse, unstages or discards)
  * only the selected change lines of a file's diff, the way git's "stage
@@ -293,10 +302,10 @@ export function selectedLinesPatch(model: FileDiff, selected: ReadonlySet<string
     }
     if (!any) return;
     kept++;
-    const start = reverse ? hunk.newStart : hunk.oldStart;
-    const oldStart = oldCount === 0 ? Math.max(0, start - 1) : start;
-    const newStart = newCount === 0 ? Math.max(0, start - 1) : start;
-    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...body);
+    // The starts stay the hunk's: the side a patch is applied to keeps its
+    // lines (context is never dropped), and git and meith search nearby
+    // offsets for the other.
+    out.push(`@@ -${hunk.oldStart},${oldCount} +${hunk.newStart},${newCount} @@`, ...body);
   });
   return kept === 0 ? '' : out.join('\n') + '\n';
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lineRef, parseFileDiff, selectedLinesPatch } from './diffModel';
+import { lineRef, parseFileDiff, selectedLinesPatch, wholeHunk } from './diffModel';
 
 // The oracle is the git CLI: the patch built from a selection must apply
 // with git apply --cached and stage exactly the selected lines.
@@ -53,6 +53,23 @@ describe('selectedLinesPatch', () => {
     const patch = selectedLinesPatch(model, picked, true);
     git(dir, ['apply', '--cached', '-R', '-'], patch);
     expect(git(dir, ['show', ':f.txt'])).toBe('one\n2\nthree\n');
+  });
+
+  it('stages a whole later hunk, and unstages it again', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+    const before = lines.join('\n') + '\n';
+    lines.splice(1, 1, 'two', 'extra');
+    lines[27] = 'changed';
+    const dir = repo(before, lines.join('\n') + '\n');
+    const model = parseFileDiff(git(dir, ['diff', 'f.txt']));
+    expect(model.hunks).toHaveLength(2);
+    git(dir, ['apply', '--cached', '-'], selectedLinesPatch(model, wholeHunk(model, 1), false));
+    const staged = git(dir, ['diff', '--cached']);
+    expect(staged).toContain('+changed');
+    expect(staged).not.toContain('+extra');
+    const stagedModel = parseFileDiff(git(dir, ['diff', '--cached', 'f.txt']));
+    git(dir, ['apply', '--cached', '-R', '-'], selectedLinesPatch(stagedModel, wholeHunk(stagedModel, 0), true));
+    expect(git(dir, ['diff', '--cached'])).toBe('');
   });
 
   it('gives nothing for an empty selection', () => {
