@@ -86,6 +86,9 @@ type Options struct {
 	Path string
 	// NoUntracked leaves untracked files out.
 	NoUntracked bool
+	// OnlyPath lists only Path's file (and its rename source), so a viewer
+	// that already has the list pays for one file, not for every count.
+	OnlyPath bool
 }
 
 // side is one version of a file: where its bytes come from.
@@ -118,6 +121,9 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 	}
 	var jobs []job
 	for _, f := range st.Files {
+		if opts.OnlyPath && opts.Path != "" && f.Path != opts.Path && f.OriginalPath != opts.Path {
+			continue
+		}
 		j, ok := plan(f, scope)
 		if !ok {
 			continue

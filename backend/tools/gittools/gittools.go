@@ -56,6 +56,7 @@ type DiffInput struct {
 	IncludePatches *bool  `json:"includePatches,omitempty" jsonschema:"include unified patch bodies (false: per-file status and line counts only)"`
 	Path           string `json:"path,omitempty" jsonschema:"repository-relative path: only this file gets a patch body"`
 	Scope          string `json:"scope,omitempty" jsonschema:"all: HEAD to worktree; staged: HEAD to index; unstaged: index to worktree (untracked files are in all and unstaged)" enum:"all,staged,unstaged" default:"all"`
+	OnlyPath       bool   `json:"onlyPath,omitempty" jsonschema:"with path: list only that file (a viewer that has the list already pays for one file)"`
 }
 
 // CommitInput is the input of git_commit.
@@ -162,7 +163,10 @@ func Register(r *registry.Registry, d Deps) {
 				}
 			}
 			include := in.IncludePatches == nil || *in.IncludePatches
-			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: scopeOr(in.Scope), IncludePatches: include, Path: path})
+			if in.OnlyPath && path == "" {
+				return nil, validation("onlyPath", "onlyPath needs a path")
+			}
+			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: scopeOr(in.Scope), IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
 			if err != nil {
 				return nil, toolError(err)
 			}

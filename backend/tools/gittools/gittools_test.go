@@ -133,6 +133,12 @@ func TestStatusAndDiff(t *testing.T) {
 			t.Errorf("path new.txt: %s body %q", f.Path, f.Diff)
 		}
 	}
+	// onlyPath: just that file (what the Git panel asks for on a click).
+	e.ok(dir, "git_diff", map[string]any{"path": "a.txt", "onlyPath": true}, &diff)
+	if len(diff.Files) != 1 || diff.Files[0].Path != "a.txt" || !strings.Contains(diff.Files[0].Diff, "+2") {
+		t.Errorf("git_diff onlyPath = %+v", diff.Files)
+	}
+	e.fails(dir, "git_diff", map[string]any{"onlyPath": true}, protocol.CodeValidation, "onlyPath needs a path")
 
 	// Outside a repository: isRepo false, not an error.
 	outside := t.TempDir()

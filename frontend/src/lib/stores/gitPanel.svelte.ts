@@ -119,7 +119,7 @@ export class GitPanelStore {
     this.patch = null;
     try {
       const r = await call<Omit<GitDiffSummary, 'files'> & { files: DiffFile[] }>('git_diff', {
-        cwd: this.cwd, includePatches: true, path: sel.path, scope: sel.scope,
+        cwd: this.cwd, includePatches: true, path: sel.path, scope: sel.scope, onlyPath: true,
       });
       if (!r.ok) {
         this.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'git_diff failed'}`;
