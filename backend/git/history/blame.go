@@ -1,7 +1,6 @@
 package history
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -323,14 +322,13 @@ type blamer struct {
 	path      string
 	fakeEntry treeFile
 	commits   map[plumbing.Hash]*blameCommit
-	q         blameQueue
+	q         dateQueue[*blameCommit] // newest first, FIFO on ties
 	final     []*blameOrigin
 }
 
 // queue adds a commit to the priority queue (newest commit date first).
 func (b *blamer) queue(c *blameCommit) {
-	heap.Push(&b.q, blameQueueItem{c: c, seq: b.q.seq})
-	b.q.seq++
+	b.q.put(c, c.when)
 }
 
 func (b *blamer) commit(h plumbing.Hash) (*blameCommit, error) {
@@ -372,7 +370,7 @@ func (b *blamer) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := heap.Pop(&b.q).(blameQueueItem).c
+		c := b.q.get()
 		paths := make([]string, 0, len(c.origins))
 		for p, o := range c.origins {
 			if len(o.suspects) > 0 {
@@ -660,33 +658,6 @@ func (b *blamer) passToParent(o, po *blameOrigin) error {
 	o.suspects = kept
 	b.give(po, passed)
 	return nil
-}
-
-// blameQueue orders commits newest first (by committer date), FIFO on ties.
-type blameQueue struct {
-	items []blameQueueItem
-	seq   int
-}
-
-type blameQueueItem struct {
-	c   *blameCommit
-	seq int
-}
-
-func (q *blameQueue) Len() int { return len(q.items) }
-func (q *blameQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	if a.c.when != b.c.when {
-		return a.c.when > b.c.when
-	}
-	return a.seq < b.seq
-}
-func (q *blameQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *blameQueue) Push(x any)    { q.items = append(q.items, x.(blameQueueItem)) }
-func (q *blameQueue) Pop() any {
-	it := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return it
 }
 
 // Rename scores of blame's rename following (git's diffcore-delta, in

@@ -90,9 +90,9 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 	}
 	var shown []plumbing.Hash
 	paths := map[plumbing.Hash]pathEntry{}
-	q := &dateQueue{}
+	q := &dateQueue[*walkNode]{}
 	seen := map[plumbing.Hash]bool{start.Hash: true}
-	q.put(start)
+	q.put(start, start.When)
 	for len(shown) < limit {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -115,7 +115,7 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		for _, p := range parents {
 			if p != nil && !seen[p.Hash] {
 				seen[p.Hash] = true
-				q.put(p)
+				q.put(p, p.When)
 			}
 		}
 		if show {

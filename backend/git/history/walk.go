@@ -212,41 +212,45 @@ func (cs *commitSource) parents(n *walkNode) ([]*walkNode, error) {
 }
 
 // dateQueue is git's revision-walk queue: newest committer date first,
-// and first-in first-out among equal dates.
-type dateQueue struct {
-	items []dateItem
+// and first-in first-out among equal dates. The log walk and blame use it.
+type dateQueue[T any] struct {
+	items []dateItem[T]
 	seq   int
 }
 
-type dateItem struct {
-	n   *walkNode
-	seq int
+type dateItem[T any] struct {
+	v    T
+	when int64
+	seq  int
 }
 
-func (q *dateQueue) Len() int { return len(q.items) }
-func (q *dateQueue) Less(i, j int) bool {
+func (q *dateQueue[T]) Len() int { return len(q.items) }
+func (q *dateQueue[T]) Less(i, j int) bool {
 	a, b := q.items[i], q.items[j]
-	if a.n.When != b.n.When {
-		return a.n.When > b.n.When
+	if a.when != b.when {
+		return a.when > b.when
 	}
 	return a.seq < b.seq
 }
-func (q *dateQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *dateQueue) Push(x any)    { q.items = append(q.items, x.(dateItem)) }
-func (q *dateQueue) Pop() any {
+func (q *dateQueue[T]) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *dateQueue[T]) Push(x any)    { q.items = append(q.items, x.(dateItem[T])) }
+func (q *dateQueue[T]) Pop() any {
 	it := q.items[len(q.items)-1]
 	q.items = q.items[:len(q.items)-1]
 	return it
 }
 
-func (q *dateQueue) put(n *walkNode) {
-	heap.Push(q, dateItem{n: n, seq: q.seq})
+// put queues v, dated when.
+func (q *dateQueue[T]) put(v T, when int64) {
+	heap.Push(q, dateItem[T]{v: v, when: when, seq: q.seq})
 	q.seq++
 }
 
-func (q *dateQueue) get() *walkNode {
+// get takes the newest entry (the zero T when the queue is empty).
+func (q *dateQueue[T]) get() T {
 	if len(q.items) == 0 {
-		return nil
+		var zero T
+		return zero
 	}
-	return heap.Pop(q).(dateItem).n
+	return heap.Pop(q).(dateItem[T]).v
 }
