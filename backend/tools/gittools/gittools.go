@@ -151,7 +151,7 @@ func Register(r *registry.Registry, d Deps) {
 			rp, err := t.open(ctx, call, in.Cwd)
 			if repo.IsNotRepo(err) {
 				zero := 0
-				return NotRepoResult{Scope: scopeOr(in.Scope), Files: []any{}, TotalAdd: &zero, TotalDel: &zero}, nil
+				return NotRepoResult{Scope: in.Scope, Files: []any{}, TotalAdd: &zero, TotalDel: &zero}, nil
 			}
 			if err != nil {
 				return nil, err
@@ -166,7 +166,7 @@ func Register(r *registry.Registry, d Deps) {
 			if in.OnlyPath && path == "" {
 				return nil, validation("onlyPath", "onlyPath needs a path")
 			}
-			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: scopeOr(in.Scope), IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
+			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
 			if err != nil {
 				return nil, toolError(err)
 			}
@@ -203,10 +203,7 @@ func Register(r *registry.Registry, d Deps) {
 			if err != nil {
 				return nil, err
 			}
-			action := in.Action
-			if action == "" {
-				action = "list"
-			}
+			action := in.Action // the schema's default fills in "list"
 			if action != "list" && strings.TrimSpace(in.Name) == "" {
 				return nil, validation("name", "Branch name is required.")
 			}
@@ -247,10 +244,7 @@ func Register(r *registry.Registry, d Deps) {
 			if err != nil {
 				return nil, err
 			}
-			action := in.Action
-			if action == "" {
-				action = "list"
-			}
+			action := in.Action // the schema's default fills in "list"
 			path := ""
 			if action != "list" {
 				if strings.TrimSpace(in.Path) == "" {
@@ -435,13 +429,6 @@ func (t *tools) identity() (*history.Identity, string, error) {
 			"The active identity profile %q has no name or email: fill it in under Settings → Git, or choose \"Use Git config\"", p.Label)
 	}
 	return &history.Identity{Name: p.Name, Email: p.Email}, "profile " + p.Label, nil
-}
-
-func scopeOr(s string) string {
-	if s == "" {
-		return changes.ScopeAll
-	}
-	return s
 }
 
 // confine checks a repository-relative path argument.

@@ -72,7 +72,7 @@ func registerRestoreTools(r *registry.Registry, t *tools) {
 			if !in.Confirm {
 				return nil, validation("confirm", "confirm must be true: git_restore discards changes")
 			}
-			target, err := stage.ParseTarget(orDefault(in.Target, "worktree"))
+			target, err := stage.ParseTarget(in.Target) // the schema's default fills in "worktree"
 			if err != nil {
 				return nil, validation("target", err.Error())
 			}
@@ -178,13 +178,6 @@ func registerRestoreTools(r *registry.Registry, t *tools) {
 			return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
 				Undo: undoHint(res.PreRestore.ID)}, nil
 		})
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func undoHint(id string) string {
