@@ -388,7 +388,7 @@ func (t *tools) open(ctx context.Context, call *registry.Call, cwd string) (*rep
 	if dir == "" {
 		return nil, validation("cwd", "cwd is required (the caller has no working directory)")
 	}
-	if strings.HasPrefix(filepath.Base(dir), "-") && strings.HasPrefix(cwd, "-") {
+	if strings.HasPrefix(cwd, "-") {
 		return nil, validation("cwd", fmt.Sprintf("cwd %q starts with '-'", cwd))
 	}
 	rp, err := repo.Open(ctx, dir)

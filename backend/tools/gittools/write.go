@@ -2,6 +2,7 @@ package gittools
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -74,19 +75,11 @@ func (t *tools) pathsOrPatch(rp *repo.Repo, paths []string, patch string) ([]str
 	for i, p := range paths {
 		c, err := rp.Confine(p)
 		if err != nil {
-			return nil, validation("paths."+itoa(i), err.Error())
+			return nil, validation("paths."+strconv.Itoa(i), err.Error())
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
 // writeError maps the staging errors: argument mistakes are

@@ -3,6 +3,7 @@ package gittools_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestStageSelectedLines(t *testing.T) {
 	dir := newRepo(t)
 	var lines []string
 	for i := 1; i <= 30; i++ {
-		lines = append(lines, "line "+itoa(i))
+		lines = append(lines, "line "+strconv.Itoa(i))
 	}
 	write(t, dir, "long.txt", strings.Join(lines, "\n")+"\n")
 	git(t, dir, "add", "long.txt")
@@ -86,13 +87,6 @@ func TestStageSelectedLines(t *testing.T) {
 	if now, _ := os.ReadFile(filepath.Join(dir, ".git", "index")); string(now) != string(idx) {
 		t.Error("a failed git_stage {patch} changed .git/index")
 	}
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }
 
 func TestRestoreIsConfirmedAndUndoable(t *testing.T) {
