@@ -51,14 +51,16 @@ type Bounds struct {
 // Element is one interactable element of a page. Its id ("el-N") stays the
 // same for as long as the element lives in the page.
 type Element struct {
-	ID       string  `json:"id"`
-	Tag      string  `json:"tag"`
-	Role     string  `json:"role,omitempty"`
-	Label    string  `json:"label,omitempty"`
-	Text     string  `json:"text,omitempty"`
-	Value    string  `json:"value,omitempty"`
-	Type     string  `json:"type,omitempty"` // an input's type
-	Href     string  `json:"href,omitempty"`
+	ID    string `json:"id"`
+	Tag   string `json:"tag"`
+	Role  string `json:"role,omitempty"`
+	Label string `json:"label,omitempty"`
+	Text  string `json:"text,omitempty"`
+	Value string `json:"value,omitempty"`
+	Type  string `json:"type,omitempty"` // an input's type
+	Href  string `json:"href,omitempty"`
+	// Checked is set for checkboxes and radio buttons.
+	Checked  *bool   `json:"checked,omitempty"`
 	Bounds   *Bounds `json:"bounds,omitempty"`
 	Disabled bool    `json:"disabled"`
 	Hidden   bool    `json:"hidden"`
@@ -71,6 +73,8 @@ type PageState struct {
 	Title    string    `json:"title"`
 	Viewport Viewport  `json:"viewport"`
 	Elements []Element `json:"elements"`
+	// Truncated counts the elements left out beyond [MaxElements].
+	Truncated int `json:"truncated,omitempty"`
 }
 
 // ConsoleEntry is one console message of a page.

@@ -1,0 +1,66 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// NotFoundError says that no Chromium executable was found.
+type NotFoundError struct {
+	// Tried lists the names and paths that were looked at.
+	Tried []string
+}
+
+// Error implements error.
+func (e *NotFoundError) Error() string {
+	return "no Chromium or Chrome found (install it: apt-get install chromium; or set MEITH_CHROME to the executable); tried " +
+		strings.Join(e.Tried, ", ")
+}
+
+// NoTabError says that a tab id names no tab.
+type NoTabError struct{ ID string }
+
+// Error implements error.
+func (e *NoTabError) Error() string { return fmt.Sprintf("unknown browser tab %q", e.ID) }
+
+// NoElementError says that an element id is unknown in the tab's page (never
+// listed, or the element is gone since).
+type NoElementError struct{ ID string }
+
+// Error implements error.
+func (e *NoElementError) Error() string {
+	return fmt.Sprintf("unknown element id %q: call get_browser_state again and use an id from its answer", e.ID)
+}
+
+// URLError says that a URL cannot be opened in a tab.
+type URLError struct {
+	URL    string
+	Reason string
+}
+
+// Error implements error.
+func (e *URLError) Error() string { return fmt.Sprintf("cannot open %q: %s", e.URL, e.Reason) }
+
+// HistoryError says that a tab has no history entry in the asked direction.
+type HistoryError struct{ Direction string }
+
+// Error implements error.
+func (e *HistoryError) Error() string {
+	return "the tab cannot go " + e.Direction + ": no history entry"
+}
+
+// IsNoTab reports whether err says a tab does not exist.
+func IsNoTab(err error) bool { var e *NoTabError; return errors.As(err, &e) }
+
+// IsNoElement reports whether err says an element id is unknown.
+func IsNoElement(err error) bool { var e *NoElementError; return errors.As(err, &e) }
+
+// IsNotFound reports whether err says no Chromium was found.
+func IsNotFound(err error) bool { var e *NotFoundError; return errors.As(err, &e) }
+
+// IsURL reports whether err says a URL cannot be opened.
+func IsURL(err error) bool { var e *URLError; return errors.As(err, &e) }
+
+// IsHistory reports whether err says a tab cannot go back or forward.
+func IsHistory(err error) bool { var e *HistoryError; return errors.As(err, &e) }

@@ -1,0 +1,709 @@
+// Package browser is meith's browser engine: one Chromium driven with
+// chromedp, started on first use, with one target per meith browser tab and
+// one browser context per space (or per agent session), so cookies and
+// storage never leak between them.
+//
+// A [Manager] owns the browser and the live tabs, keyed by the tab ids of
+// the app state (btab_…). A tab that is not live (after a restart, a crash,
+// or before first use) is reopened from its record through
+// [Options.Lookup] when something needs it. Every browser context is
+// hardened: permission requests are denied, downloads land in
+// [Options.DownloadDir], popups and target=_blank links become tabs.
+//
+// A [Tab] answers the automation calls (navigate, state, click, type, keys,
+// screenshot, raw CDP), keeps bounded console and network logs, and serves a
+// live view: a JPEG screencast pulled frame by frame ([Tab.NextFrame],
+// [Manager.FrameHandler]) with user input forwarded through
+// Input.dispatch* ([Tab.Input]).
+//
+// The browser's context is never given a timeout: every call derives its
+// own context from the caller's.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// startTimeout bounds Chromium's start.
+const startTimeout = 30 * time.Second
+
+// Options configures a [Manager].
+type Options struct {
+	// ExecPath is the Chromium executable ("" finds one with [FindChrome]).
+	ExecPath string
+	// DataDir holds the browser's profile (a fresh folder per start,
+	// removed at shutdown); "" uses a temporary folder.
+	DataDir string
+	// DownloadDir is where downloads are saved ("" refuses downloads).
+	DownloadDir string
+	// Logf receives the engine's log lines; level is debug|info|warn|error.
+	Logf func(level, format string, args ...any)
+	// Lookup returns the record of a tab that is not live (after a restart
+	// or a crash) so that [Manager.Live] can reopen it.
+	Lookup func(id string) (Spec, bool)
+	// OnChange is called (from an engine goroutine, never under a lock the
+	// caller holds) whenever a live tab's PageInfo changes.
+	OnChange func(id string, info PageInfo)
+	// OnPopup is called when a page opened a new window (window.open or a
+	// target=_blank link). The engine already holds it live as a tab with
+	// id in the opener's browser context.
+	OnPopup func(openerID, id string, info PageInfo)
+	// OnDownload is called when a download of a tab ends.
+	OnDownload func(id string, d Download)
+	// NewTabID returns an id for a tab the engine opens itself (popups);
+	// nil means popups are closed instead of adopted.
+	NewTabID func() string
+}
+
+// Spec says which tab to open: its id, its browser context and its URL.
+type Spec struct {
+	ID string
+	// ContextKey names the browser context ("space:<id>" or
+	// "session:<id>"); tabs with one key share cookies and storage, tabs
+	// with different keys share nothing.
+	ContextKey string
+	URL        string
+}
+
+// Download is a finished (or failed) download.
+type Download struct {
+	URL      string `json:"url"`
+	Path     string `json:"path,omitempty"`
+	Filename string `json:"filename"`
+	State    string `json:"state"` // completed | canceled
+	Bytes    int64  `json:"bytes"`
+}
+
+// Manager owns one Chromium and the live tabs in it. It is safe for
+// concurrent use.
+type Manager struct {
+	opts Options
+
+	startMu sync.Mutex // serializes starting and stopping the browser
+
+	mu         sync.Mutex
+	run        *session           // the running browser, nil when stopped
+	tabs       map[string]*Tab    // live tabs by id
+	byTarget   map[target.ID]*Tab // live tabs by target id
+	contexts   map[string]cdp.BrowserContextID
+	opening    map[string]chan struct{} // ids being opened, closed when done
+	downloads  map[string]*pendingDownload
+	closed     bool
+	adoptingWG sync.WaitGroup
+}
+
+// session is one run of Chromium.
+type session struct {
+	ctx        context.Context // the root chromedp context (owns the browser)
+	cancel     context.CancelFunc
+	allocStop  context.CancelFunc
+	profileDir string
+	done       chan struct{} // closed when the browser is gone
+}
+
+type pendingDownload struct {
+	tabID    string
+	url      string
+	filename string
+}
+
+// New returns a Manager; Chromium starts on the first call that needs it.
+func New(opts Options) *Manager {
+	return &Manager{
+		opts:      opts,
+		tabs:      map[string]*Tab{},
+		byTarget:  map[target.ID]*Tab{},
+		contexts:  map[string]cdp.BrowserContextID{},
+		opening:   map[string]chan struct{}{},
+		downloads: map[string]*pendingDownload{},
+	}
+}
+
+func (m *Manager) logf(level, format string, args ...any) {
+	if m.opts.Logf != nil {
+		m.opts.Logf(level, format, args...)
+	}
+}
+
+// Running reports whether Chromium is running.
+func (m *Manager) Running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.run != nil && m.run.ctx.Err() == nil
+}
+
+// PID returns Chromium's process id, 0 when it is not running.
+func (m *Manager) PID() int {
+	m.mu.Lock()
+	run := m.run
+	m.mu.Unlock()
+	if run == nil {
+		return 0
+	}
+	if c := chromedp.FromContext(run.ctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		return c.Browser.Process().Pid
+	}
+	return 0
+}
+
+// ensure returns the running browser, starting it when it is not.
+func (m *Manager) ensure(ctx context.Context) (*session, error) {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, errors.New("browser: the manager is shut down")
+	}
+	if run := m.run; run != nil {
+		if run.ctx.Err() == nil {
+			m.mu.Unlock()
+			return run, nil
+		}
+		m.forgetLocked()
+	}
+	m.mu.Unlock()
+
+	exe := m.opts.ExecPath
+	if exe == "" {
+		var err error
+		if exe, err = FindChrome(); err != nil {
+			return nil, err
+		}
+	}
+	run := &session{done: make(chan struct{})}
+	allocOpts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	allocOpts = append(allocOpts,
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-notifications", true),
+		chromedp.Flag("deny-permission-prompts", true),
+		chromedp.Flag("autoplay-policy", "user-gesture-required"),
+		chromedp.Flag("hide-scrollbars", false),
+		chromedp.Flag("mute-audio", true),
+		chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height),
+	)
+	if m.opts.DataDir != "" {
+		if err := os.MkdirAll(m.opts.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("browser: profile folder: %w", err)
+		}
+		removeStaleProfiles(m.opts.DataDir)
+		dir, err := os.MkdirTemp(m.opts.DataDir, fmt.Sprintf("profile-%d-", os.Getpid()))
+		if err != nil {
+			return nil, fmt.Errorf("browser: profile folder: %w", err)
+		}
+		run.profileDir = dir
+		allocOpts = append(allocOpts, chromedp.UserDataDir(dir))
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), allocOpts...)
+	rootCtx, rootCancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(func(f string, a ...any) { m.logf("debug", "chromium: "+f, a...) }),
+		chromedp.WithErrorf(func(f string, a ...any) { m.logf("debug", "chromium: "+f, a...) }),
+	)
+	run.ctx, run.cancel, run.allocStop = rootCtx, rootCancel, allocCancel
+
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(rootCtx) }()
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timer.C:
+		err = fmt.Errorf("chromium did not start within %s", startTimeout)
+	}
+	if err != nil {
+		rootCancel()
+		allocCancel()
+		if run.profileDir != "" {
+			os.RemoveAll(run.profileDir)
+		}
+		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
+	}
+	if err := chromedp.ListenBrowser(rootCtx, m.onBrowserEvent); err != nil {
+		rootCancel()
+		allocCancel()
+		return nil, fmt.Errorf("browser: listen: %w", err)
+	}
+	go func() {
+		<-rootCtx.Done()
+		close(run.done)
+	}()
+	m.mu.Lock()
+	m.run = run
+	m.mu.Unlock()
+	m.logf("info", "chromium started: %s (pid %d)", exe, m.PID())
+	return run, nil
+}
+
+// removeStaleProfiles removes the profile folders of earlier runs whose
+// process is gone (a crash leaves them behind).
+func removeStaleProfiles(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "profile-%d-", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// forgetLocked drops everything of a browser run that ended (crash or
+// kill): the next call starts a new one and reopens tabs from their records.
+func (m *Manager) forgetLocked() {
+	for _, t := range m.tabs {
+		t.markDead()
+	}
+	m.tabs = map[string]*Tab{}
+	m.byTarget = map[target.ID]*Tab{}
+	m.contexts = map[string]cdp.BrowserContextID{}
+	if m.run != nil && m.run.profileDir != "" {
+		os.RemoveAll(m.run.profileDir)
+	}
+	m.run = nil
+}
+
+// browserContext returns the browser context for key, creating and
+// hardening it on first use.
+func (m *Manager) browserContext(ctx context.Context, run *session, key string) (cdp.BrowserContextID, error) {
+	m.mu.Lock()
+	id, ok := m.contexts[key]
+	m.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	res, err := chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	if err != nil {
+		return "", fmt.Errorf("browser: create browser context: %w", err)
+	}
+	id = res.BrowserContextID
+	m.harden(withCancelOf(run.ctx, ctx), id)
+	m.mu.Lock()
+	if prev, ok := m.contexts[key]; ok { // lost a race: keep the first
+		m.mu.Unlock()
+		chromedp.CallBrowser(run.ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
+		return prev, nil
+	}
+	m.contexts[key] = id
+	m.mu.Unlock()
+	return id, nil
+}
+
+// deniedPermissions are the permissions every browser context denies:
+// nothing a page asks for reaches the user's devices or clipboard.
+var deniedPermissions = []browser.PermissionDescriptor{
+	{Name: "geolocation"}, {Name: "notifications"}, {Name: "camera"}, {Name: "microphone"},
+	{Name: "midi", Sysex: true}, {Name: "clipboard-read"}, {Name: "display-capture"},
+	{Name: "idle-detection"}, {Name: "push", UserVisibleOnly: true}, {Name: "background-sync"},
+	{Name: "persistent-storage"}, {Name: "screen-wake-lock"}, {Name: "window-management"},
+	{Name: "local-fonts"}, {Name: "storage-access"}, {Name: "accelerometer"}, {Name: "gyroscope"},
+	{Name: "magnetometer"}, {Name: "ambient-light-sensor"}, {Name: "payment-handler"},
+	{Name: "nfc"}, {Name: "keyboard-lock"}, {Name: "pointer-lock"},
+}
+
+// harden denies the permissions and routes downloads of a browser context.
+func (m *Manager) harden(ctx context.Context, id cdp.BrowserContextID) {
+	for _, p := range deniedPermissions {
+		p := p
+		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &p, Setting: browser.PermissionSettingDenied, BrowserContextID: id,
+		}); err != nil {
+			m.logf("debug", "deny permission %s: %v", p.Name, err)
+		}
+	}
+	params := browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: id}
+	if m.opts.DownloadDir != "" {
+		if err := os.MkdirAll(m.opts.DownloadDir, 0o700); err == nil {
+			on := true
+			params = browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName,
+				BrowserContextID: id, DownloadPath: m.opts.DownloadDir, EventsEnabled: &on}
+		}
+	}
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, params); err != nil {
+		m.logf("warn", "download behaviour: %v", err)
+	}
+}
+
+// Open creates a live tab and navigates it to spec.URL, waiting for the load
+// (bounded by ctx and a few seconds). Opening an id that is live returns it.
+func (m *Manager) Open(ctx context.Context, spec Spec) (*Tab, error) {
+	if spec.ID == "" || spec.ContextKey == "" {
+		return nil, errors.New("browser: open needs an id and a context key")
+	}
+	url, err := NormalizeURL(spec.URL)
+	if err != nil {
+		return nil, err
+	}
+	t, fresh, err := m.attach(ctx, spec.ID, spec.ContextKey, "")
+	if err != nil {
+		return nil, err
+	}
+	if fresh || t.Info().URL != url {
+		if _, err := t.Navigate(ctx, url); err != nil {
+			return t, err
+		}
+	}
+	if fresh {
+		// The new target's about:blank is not a page to go back to.
+		if _, err := cdp.Call(ctx, t.target, page.ResetNavigationHistory, cdp.Empty{}); err == nil {
+			t.refreshInfo(ctx)
+		}
+	}
+	return t, nil
+}
+
+// Live returns the live tab id, reopening it from [Options.Lookup] when it
+// is not live. An unknown id gives a *NoTabError.
+func (m *Manager) Live(ctx context.Context, id string) (*Tab, error) {
+	if t := m.Peek(id); t != nil {
+		return t, nil
+	}
+	if m.opts.Lookup == nil {
+		return nil, &NoTabError{ID: id}
+	}
+	spec, ok := m.opts.Lookup(id)
+	if !ok {
+		return nil, &NoTabError{ID: id}
+	}
+	spec.ID = id
+	if spec.URL == "" {
+		spec.URL = "about:blank"
+	}
+	if _, err := NormalizeURL(spec.URL); err != nil {
+		spec.URL = "about:blank"
+	}
+	m.logf("info", "reopening browser tab %s at %s", id, spec.URL)
+	return m.Open(ctx, spec)
+}
+
+// Peek returns the live tab id or nil; it never starts anything.
+func (m *Manager) Peek(id string) *Tab {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.run == nil || m.run.ctx.Err() != nil {
+		return nil
+	}
+	t := m.tabs[id]
+	if t == nil || t.dead() {
+		return nil
+	}
+	return t
+}
+
+// attach makes id live: a new target in key's browser context, or (with
+// targetID) an existing target such as a popup. fresh says it was created
+// now. Concurrent attaches of one id share the first.
+func (m *Manager) attach(ctx context.Context, id, key string, targetID target.ID) (t *Tab, fresh bool, err error) {
+	for {
+		m.mu.Lock()
+		if t := m.tabs[id]; t != nil && !t.dead() && m.run != nil && m.run.ctx.Err() == nil {
+			m.mu.Unlock()
+			return t, false, nil
+		}
+		wait, busy := m.opening[id]
+		if !busy {
+			m.opening[id] = make(chan struct{})
+			m.mu.Unlock()
+			break
+		}
+		m.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+	defer func() {
+		m.mu.Lock()
+		close(m.opening[id])
+		delete(m.opening, id)
+		m.mu.Unlock()
+	}()
+	run, err := m.ensure(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	t = newTab(m, id, key)
+	opts := []chromedp.ContextOption{chromedp.WithListener(t.onEvent)}
+	if targetID != "" {
+		opts = append(opts, chromedp.WithTargetID(targetID))
+	} else {
+		bc, err := m.browserContext(ctx, run, key)
+		if err != nil {
+			return nil, false, err
+		}
+		opts = append(opts, chromedp.WithExistingBrowserContext(bc))
+	}
+	tabCtx, cancel := chromedp.NewContext(run.ctx, opts...)
+	t.ctx, t.cancel = tabCtx, cancel
+	// The first run creates or attaches the target; its context (tabCtx)
+	// is the target's lifetime, so it gets no timeout: wait for it here.
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(tabCtx) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, false, fmt.Errorf("browser: open tab: %w", err)
+	}
+	c := chromedp.FromContext(tabCtx)
+	t.target = c.Target
+	t.targetID = c.Target.TargetID
+	if err := t.setup(withCancelOf(tabCtx, ctx)); err != nil {
+		cancel()
+		return nil, false, fmt.Errorf("browser: set up tab: %w", err)
+	}
+	m.mu.Lock()
+	m.tabs[id] = t
+	m.byTarget[t.targetID] = t
+	m.mu.Unlock()
+	go t.loop()
+	return t, true, nil
+}
+
+// CloseTab closes a live tab (no error when it is not live).
+func (m *Manager) CloseTab(ctx context.Context, id string) error {
+	m.mu.Lock()
+	t := m.tabs[id]
+	delete(m.tabs, id)
+	if t != nil {
+		delete(m.byTarget, t.targetID)
+	}
+	m.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	t.close()
+	return nil
+}
+
+// CloseContext closes every tab of a browser context and disposes of it
+// (its cookies and storage are gone).
+func (m *Manager) CloseContext(ctx context.Context, key string) error {
+	m.mu.Lock()
+	var doomed []*Tab
+	for id, t := range m.tabs {
+		if t.key == key {
+			doomed = append(doomed, t)
+			delete(m.tabs, id)
+			delete(m.byTarget, t.targetID)
+		}
+	}
+	bc, ok := m.contexts[key]
+	delete(m.contexts, key)
+	run := m.run
+	m.mu.Unlock()
+	for _, t := range doomed {
+		t.close()
+	}
+	if ok && run != nil && run.ctx.Err() == nil {
+		if _, err := chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.DisposeBrowserContext,
+			target.DisposeBrowserContextParams{BrowserContextID: bc}); err != nil {
+			return fmt.Errorf("browser: dispose of %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// Shutdown closes every tab and stops Chromium; later calls fail.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	m.mu.Lock()
+	m.closed = true
+	run := m.run
+	for _, t := range m.tabs {
+		t.markDead()
+	}
+	m.tabs = map[string]*Tab{}
+	m.byTarget = map[target.ID]*Tab{}
+	m.run = nil
+	m.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	run.cancel() // waits for the browser to exit
+	run.allocStop()
+	if run.profileDir != "" {
+		os.RemoveAll(run.profileDir)
+	}
+	return nil
+}
+
+// onBrowserEvent handles the browser's events: popups, target titles and
+// urls, downloads. It runs on chromedp's reader goroutine and must return
+// fast.
+func (m *Manager) onBrowserEvent(ev any) {
+	switch e := ev.(type) {
+	case *target.EventTargetCreated:
+		info := e.TargetInfo
+		if info == nil || info.Type != "page" || info.OpenerID == "" {
+			return
+		}
+		m.mu.Lock()
+		opener := m.byTarget[info.OpenerID]
+		closed := m.closed
+		m.mu.Unlock()
+		if opener == nil || closed {
+			return
+		}
+		m.adoptingWG.Add(1)
+		go func() {
+			defer m.adoptingWG.Done()
+			m.adopt(opener, info.TargetID)
+		}()
+	case *target.EventTargetInfoChanged:
+		info := e.TargetInfo
+		if info == nil {
+			return
+		}
+		m.mu.Lock()
+		t := m.byTarget[info.TargetID]
+		m.mu.Unlock()
+		if t != nil {
+			t.targetInfo(info.URL, info.Title)
+		}
+	case *target.EventTargetDestroyed:
+		m.mu.Lock()
+		t := m.byTarget[e.TargetID]
+		if t != nil {
+			delete(m.byTarget, e.TargetID)
+			if m.tabs[t.id] == t {
+				delete(m.tabs, t.id)
+			}
+		}
+		m.mu.Unlock()
+		if t != nil {
+			t.markDead()
+		}
+	case *browser.EventDownloadWillBegin:
+		m.mu.Lock()
+		t := m.byTarget[target.ID(e.FrameID)]
+		p := &pendingDownload{url: e.URL, filename: safeFilename(e.SuggestedFilename)}
+		if t != nil {
+			p.tabID = t.id
+		}
+		m.downloads[e.GUID] = p
+		m.mu.Unlock()
+	case *browser.EventDownloadProgress:
+		if e.State == browser.DownloadProgressStateInProgress {
+			return
+		}
+		m.mu.Lock()
+		p := m.downloads[e.GUID]
+		delete(m.downloads, e.GUID)
+		m.mu.Unlock()
+		if p == nil {
+			return
+		}
+		go m.finishDownload(e.GUID, p, e)
+	}
+}
+
+// adopt makes a popup a meith tab in its opener's browser context.
+func (m *Manager) adopt(opener *Tab, targetID target.ID) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if m.opts.NewTabID == nil {
+		m.mu.Lock()
+		run := m.run
+		m.mu.Unlock()
+		if run != nil {
+			chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.CloseTarget, target.CloseTargetParams{TargetID: targetID})
+		}
+		return
+	}
+	id := m.opts.NewTabID()
+	t, _, err := m.attach(ctx, id, opener.key, targetID)
+	if err != nil {
+		m.logf("warn", "popup of %s: %v", opener.id, err)
+		return
+	}
+	t.waitLoad(ctx)
+	t.refreshInfo(ctx)
+	m.logf("info", "popup of %s opened as tab %s: %s", opener.id, id, t.Info().URL)
+	if m.opts.OnPopup != nil {
+		m.opts.OnPopup(opener.id, id, t.Info())
+	}
+}
+
+// finishDownload names the finished file after its suggested name and
+// reports it.
+func (m *Manager) finishDownload(guid string, p *pendingDownload, e *browser.EventDownloadProgress) {
+	d := Download{URL: p.url, Filename: p.filename, State: string(e.State), Bytes: int64(e.ReceivedBytes)}
+	src := filepath.Join(m.opts.DownloadDir, guid)
+	if e.State == browser.DownloadProgressStateCompleted {
+		dst := uniquePath(filepath.Join(m.opts.DownloadDir, p.filename))
+		if err := os.Rename(src, dst); err != nil {
+			m.logf("warn", "download %s: %v", p.url, err)
+			dst = src
+		}
+		d.Path = dst
+		m.logf("info", "download saved: %s (%d bytes) from %s", dst, d.Bytes, p.url)
+	} else {
+		os.Remove(src)
+		m.logf("info", "download %s: %s", d.State, p.url)
+	}
+	if m.opts.OnDownload != nil {
+		m.opts.OnDownload(p.tabID, d)
+	}
+}
+
+// safeFilename keeps a suggested download name to one plain file name.
+func safeFilename(name string) string {
+	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
+	name = strings.TrimLeft(name, ".")
+	if name == "" || name == "/" {
+		return "download"
+	}
+	return name
+}
+
+// uniquePath adds " (N)" before the extension until path does not exist.
+func uniquePath(path string) string {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return path
+	}
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	for n := 1; ; n++ {
+		p := fmt.Sprintf("%s (%d)%s", base, n, ext)
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+	}
+}
+
+// withCancelOf returns a context that carries long's values (the chromedp
+// context) and ends when either long or call ends: a call's deadline and
+// cancellation without ever putting a timeout on the browser's context.
+func withCancelOf(long, call context.Context) context.Context {
+	ctx, cancel := context.WithCancelCause(long)
+	stop := context.AfterFunc(call, func() { cancel(context.Cause(call)) })
+	context.AfterFunc(ctx, func() { stop() })
+	return ctx
+}

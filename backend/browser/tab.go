@@ -1,0 +1,607 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// loadWait bounds how long a navigation waits for its page to load before
+// it returns with the page still loading.
+const loadWait = 15 * time.Second
+
+// worldName is the isolated JavaScript world where meith keeps its element
+// ids: the page's own scripts cannot see or change them.
+const worldName = "__meith"
+
+// titleBinding is the function meith's world calls with a new title.
+const titleBinding = "__meithTitle"
+
+// titleWatchJS runs in meith's world of every document: it reports the
+// title whenever the <head> changes it.
+const titleWatchJS = `(() => {
+	if (window.top !== window) return;
+	let last = null;
+	const report = () => { const t = document.title; if (t !== last) { last = t; ` + titleBinding + `(t); } };
+	const watch = () => {
+		report();
+		if (document.head) new MutationObserver(report).observe(document.head, { subtree: true, childList: true, characterData: true });
+	};
+	if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true }); else watch();
+})()`
+
+// Tab is one live page. Its methods are safe for concurrent use; the
+// automation calls of one tab run one at a time.
+type Tab struct {
+	m   *Manager
+	id  string
+	key string
+
+	ctx      context.Context // the chromedp context of the target (its lifetime)
+	cancel   context.CancelFunc
+	target   *chromedp.Target
+	targetID target.ID
+
+	op sync.Mutex // serializes automation calls (navigation, state, clicks)
+
+	mu        sync.Mutex
+	info      PageInfo
+	viewport  Viewport
+	scale     float64
+	world     runtime.ExecutionContextID // the isolated world of the main frame, 0 unknown
+	worldUID  string                     // its unique id
+	loadWaits []chan struct{}
+	gone      bool
+	console   ring[ConsoleEntry]
+	network   ring[NetworkEntry]
+	requests  map[network.RequestID]int // request id → sequence in the network ring
+
+	changed chan struct{} // info changed: the loop calls OnChange
+	refresh chan struct{} // navigation settled: the loop re-reads history and favicon
+
+	view view
+}
+
+func newTab(m *Manager, id, key string) *Tab {
+	t := &Tab{
+		m: m, id: id, key: key,
+		info:     PageInfo{URL: "about:blank", LoadState: LoadComplete},
+		viewport: DefaultViewport, scale: 1,
+		console:  newRing[ConsoleEntry](ConsoleRingSize),
+		network:  newRing[NetworkEntry](NetworkRingSize),
+		requests: map[network.RequestID]int{},
+		changed:  make(chan struct{}, 1),
+		refresh:  make(chan struct{}, 1),
+	}
+	t.view.init()
+	return t
+}
+
+// ID returns the tab's id.
+func (t *Tab) ID() string { return t.id }
+
+// ContextKey returns the key of the tab's browser context.
+func (t *Tab) ContextKey() string { return t.key }
+
+// Info returns the page's current PageInfo.
+func (t *Tab) Info() PageInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.info
+}
+
+func (t *Tab) dead() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gone
+}
+
+// markDead records that the target is gone (closed, crashed, browser
+// exited) and wakes everything that waits on it.
+func (t *Tab) markDead() {
+	t.mu.Lock()
+	if t.gone {
+		t.mu.Unlock()
+		return
+	}
+	t.gone = true
+	for _, w := range t.loadWaits {
+		close(w)
+	}
+	t.loadWaits = nil
+	t.mu.Unlock()
+	t.view.wake()
+}
+
+// close closes the target and ends the tab's goroutines.
+func (t *Tab) close() {
+	t.markDead()
+	if t.cancel != nil {
+		t.cancel()
+	}
+}
+
+// setup prepares a new target: the isolated world for element ids, the
+// viewport, and a known page state.
+func (t *Tab) setup(ctx context.Context) error {
+	// Chrome reports a title set from script late (if at all), so meith's
+	// world watches the document's <head> and calls a binding.
+	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding,
+		runtime.AddBindingParams{Name: titleBinding, ExecutionContextName: worldName}); err != nil {
+		return err
+	}
+	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: titleWatchJS, WorldName: worldName}); err != nil {
+		return err
+	}
+	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(t.viewport.Width), Height: int64(t.viewport.Height), DeviceScaleFactor: t.scale,
+	}); err != nil {
+		return err
+	}
+	// Focus emulation keeps the page "focused" while it is not the
+	// browser's foreground tab, so focus and keyboard input work in every
+	// tab.
+	if _, err := cdp.Call(ctx, t.target, emulation.SetFocusEmulationEnabled,
+		emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.m.logf("debug", "focus emulation: %v", err)
+	}
+	t.mu.Lock()
+	t.info.URL = "about:blank"
+	t.mu.Unlock()
+	return nil
+}
+
+// loop runs the tab's slow reactions outside chromedp's reader goroutine:
+// it re-reads history and favicon after navigations, reports changes, and
+// stops an unwatched screencast.
+func (t *Tab) loop() {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.ctx.Done():
+			t.markDead()
+			return
+		case <-t.refresh:
+			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			t.refreshInfo(ctx)
+			cancel()
+		case <-t.changed:
+			if t.m.opts.OnChange != nil && !t.dead() {
+				t.m.opts.OnChange(t.id, t.Info())
+			}
+		case <-tick.C:
+			t.view.idleCheck(t)
+		}
+	}
+}
+
+func (t *Tab) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// update changes the PageInfo under the lock and reports a change.
+func (t *Tab) update(f func(*PageInfo)) {
+	t.mu.Lock()
+	before := t.info
+	f(&t.info)
+	after := t.info
+	t.mu.Unlock()
+	if before != after {
+		t.signal(t.changed)
+	}
+}
+
+// targetInfo takes the url and title the browser reports for the target.
+func (t *Tab) targetInfo(url, title string) {
+	t.update(func(p *PageInfo) {
+		if url != "" {
+			p.URL = url
+		}
+		p.Title = title
+	})
+}
+
+// onEvent is the target's listener (chromedp's reader goroutine: fast, no
+// commands).
+func (t *Tab) onEvent(ev any) {
+	mainFrame := cdp.FrameID(t.targetID)
+	switch e := ev.(type) {
+	case *page.EventFrameStartedLoading:
+		if e.FrameID == mainFrame || t.targetID == "" {
+			t.update(func(p *PageInfo) { p.LoadState = LoadLoading; p.ErrorText = "" })
+		}
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ParentID == "" {
+			t.update(func(p *PageInfo) { p.URL = e.Frame.URL + e.Frame.URLFragment })
+			t.signal(t.refresh)
+		}
+	case *page.EventNavigatedWithinDocument:
+		if e.FrameID == mainFrame {
+			t.update(func(p *PageInfo) { p.URL = e.URL })
+			t.signal(t.refresh)
+			t.loadDone()
+		}
+	case *page.EventLoadEventFired:
+		t.update(func(p *PageInfo) {
+			if p.LoadState != LoadFailed {
+				p.LoadState = LoadComplete
+			}
+		})
+		t.signal(t.refresh)
+		t.loadDone()
+	case *page.EventFrameStoppedLoading:
+		if e.FrameID == mainFrame {
+			t.update(func(p *PageInfo) {
+				if p.LoadState == LoadLoading {
+					p.LoadState = LoadComplete
+				}
+			})
+			t.signal(t.refresh)
+			t.loadDone()
+		}
+	case *page.EventJavascriptDialogOpening:
+		t.addConsole(ConsoleEntry{Level: "info", Text: fmt.Sprintf("%s dialog: %s", e.Type, e.Message), Source: "dialog"})
+		// Nobody can answer a dialog in a headless page: accept alerts and
+		// leave-page prompts, dismiss the rest, so the page never hangs.
+		accept := e.Type == page.DialogTypeAlert || e.Type == page.DialogTypeBeforeunload
+		go cdp.Call(t.ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+	case *page.EventScreencastFrame:
+		t.view.onFrame(t, e)
+	case *runtime.EventExecutionContextCreated:
+		if d := e.Context; d != nil && d.Name == worldName && strings.Contains(string(d.AuxData), string(mainFrame)) {
+			t.mu.Lock()
+			t.world, t.worldUID = d.ID, d.UniqueID
+			t.mu.Unlock()
+		}
+	case *runtime.EventExecutionContextDestroyed:
+		t.mu.Lock()
+		if t.worldUID != "" && t.worldUID == e.ExecutionContextUniqueID {
+			t.world, t.worldUID = 0, ""
+		}
+		t.mu.Unlock()
+	case *runtime.EventExecutionContextsCleared:
+		t.mu.Lock()
+		t.world = 0
+		t.mu.Unlock()
+	case *runtime.EventConsoleAPICalled:
+		t.addConsole(ConsoleEntry{Level: consoleLevel(string(e.Type)), Text: remoteObjectsText(e.Args), Source: "console"})
+	case *runtime.EventBindingCalled:
+		if e.Name == titleBinding {
+			t.update(func(p *PageInfo) {
+				p.Title = e.Payload
+				if p.Title == "" {
+					p.Title = p.URL
+				}
+			})
+		}
+	case *runtime.EventExceptionThrown:
+		if d := e.ExceptionDetails; d != nil {
+			text := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				text = d.Exception.Description
+			}
+			t.addConsole(ConsoleEntry{Level: "error", Text: text, Source: "exception"})
+		}
+	case *log.EventEntryAdded:
+		if en := e.Entry; en != nil {
+			t.addConsole(ConsoleEntry{Level: consoleLevel(string(en.Level)), Text: en.Text, Source: string(en.Source)})
+		}
+	case *network.EventRequestWillBeSent:
+		t.onRequest(e)
+	case *network.EventResponseReceived:
+		t.onResponse(e)
+	case *network.EventLoadingFinished:
+		t.onRequestEnd(e.RequestID, "", false)
+	case *network.EventLoadingFailed:
+		t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
+		if e.Type == network.ResourceTypeDocument && e.ErrorText != "" && e.ErrorText != "net::ERR_ABORTED" {
+			t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = e.ErrorText })
+			t.loadDone()
+		}
+	}
+}
+
+// loadDone wakes the navigations that wait for the page.
+func (t *Tab) loadDone() {
+	t.mu.Lock()
+	waits := t.loadWaits
+	t.loadWaits = nil
+	t.mu.Unlock()
+	for _, w := range waits {
+		close(w)
+	}
+}
+
+// loadWaiter returns a channel closed at the next load end.
+func (t *Tab) loadWaiter() chan struct{} {
+	ch := make(chan struct{})
+	t.mu.Lock()
+	if t.gone {
+		close(ch)
+	} else {
+		t.loadWaits = append(t.loadWaits, ch)
+	}
+	t.mu.Unlock()
+	return ch
+}
+
+// waitLoad waits until the page is no longer loading (bounded by ctx and
+// loadWait).
+func (t *Tab) waitLoad(ctx context.Context) {
+	ch := t.loadWaiter()
+	if t.Info().LoadState != LoadLoading {
+		return
+	}
+	t.await(ctx, ch)
+}
+
+func (t *Tab) await(ctx context.Context, ch chan struct{}) {
+	timer := time.NewTimer(loadWait)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
+// refreshInfo reads what the events do not carry: history flags, title and
+// favicon.
+func (t *Tab) refreshInfo(ctx context.Context) {
+	hist, err := cdp.Call(ctx, t.target, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return
+	}
+	type pageMeta struct {
+		Title string `json:"title"`
+		Icon  string `json:"icon"`
+	}
+	meta, _ := evalMain[pageMeta](ctx, t, `(() => {
+		const l = document.querySelector('link[rel~="icon"], link[rel="shortcut icon"], link[rel="apple-touch-icon"]');
+		let icon = l && l.href ? l.href : '';
+		if (!icon && /^https?:$/.test(location.protocol)) icon = location.origin + '/favicon.ico';
+		return { title: document.title, icon };
+	})()`)
+	t.update(func(p *PageInfo) {
+		p.CanGoBack = hist.CurrentIndex > 0
+		p.CanGoForward = hist.CurrentIndex < int64(len(hist.Entries))-1
+		if meta.Title != "" || p.Title == "" {
+			p.Title = meta.Title
+		}
+		p.Favicon = meta.Icon
+		if p.Title == "" {
+			p.Title = p.URL
+		}
+	})
+}
+
+// Navigate loads url and waits for the load (bounded by ctx and a few
+// seconds; a page still loading then is not an error). A URL the browser
+// cannot load leaves LoadState "failed" with ErrorText, not an error.
+func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
+	url, err := NormalizeURL(url)
+	if err != nil {
+		return t.Info(), err
+	}
+	t.op.Lock()
+	defer t.op.Unlock()
+	ch := t.loadWaiter()
+	t.update(func(p *PageInfo) { p.LoadState = LoadLoading; p.ErrorText = ""; p.URL = url })
+	res, err := cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = err.Error() })
+		return t.Info(), t.fail("navigate", err)
+	}
+	if res.ErrorText != "" {
+		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = res.ErrorText })
+	} else if res.LoaderID != "" {
+		t.await(ctx, ch)
+	} else {
+		t.update(func(p *PageInfo) { p.LoadState = LoadComplete })
+	}
+	t.refreshInfo(ctx)
+	return t.Info(), nil
+}
+
+// Back goes back in the tab's history (a *HistoryError when it cannot).
+func (t *Tab) Back(ctx context.Context) (PageInfo, error) { return t.history(ctx, -1) }
+
+// Forward goes forward in the tab's history (a *HistoryError when it cannot).
+func (t *Tab) Forward(ctx context.Context) (PageInfo, error) { return t.history(ctx, +1) }
+
+func (t *Tab) history(ctx context.Context, step int64) (PageInfo, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	hist, err := cdp.Call(ctx, t.target, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return t.Info(), t.fail("history", err)
+	}
+	i := hist.CurrentIndex + step
+	if i < 0 || i >= int64(len(hist.Entries)) {
+		dir := "back"
+		if step > 0 {
+			dir = "forward"
+		}
+		return t.Info(), &HistoryError{Direction: dir}
+	}
+	ch := t.loadWaiter()
+	if _, err := cdp.Call(ctx, t.target, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i].ID}); err != nil {
+		return t.Info(), t.fail("history", err)
+	}
+	t.await(ctx, ch)
+	t.refreshInfo(ctx)
+	return t.Info(), nil
+}
+
+// Reload reloads the page and waits for the load.
+func (t *Tab) Reload(ctx context.Context) (PageInfo, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	ch := t.loadWaiter()
+	if _, err := cdp.Call(ctx, t.target, page.Reload, page.ReloadParams{}); err != nil {
+		return t.Info(), t.fail("reload", err)
+	}
+	t.await(ctx, ch)
+	t.refreshInfo(ctx)
+	return t.Info(), nil
+}
+
+// Stop stops loading.
+func (t *Tab) Stop(ctx context.Context) error {
+	if _, err := cdp.Call(ctx, t.target, page.StopLoading, cdp.Empty{}); err != nil {
+		return t.fail("stop", err)
+	}
+	t.update(func(p *PageInfo) {
+		if p.LoadState == LoadLoading {
+			p.LoadState = LoadComplete
+		}
+	})
+	t.loadDone()
+	return nil
+}
+
+// fail wraps a protocol error; a tab whose target is gone says so.
+func (t *Tab) fail(what string, err error) error {
+	if t.dead() && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("browser: %s: the tab's page is gone (closed or crashed): %w", what, err)
+	}
+	return fmt.Errorf("browser: %s: %w", what, err)
+}
+
+// consoleLevel maps CDP's console and log levels onto log|info|warn|error|debug.
+func consoleLevel(l string) string {
+	switch l {
+	case "warning", "warn":
+		return "warn"
+	case "error", "assert":
+		return "error"
+	case "debug", "verbose", "trace":
+		return "debug"
+	case "info":
+		return "info"
+	}
+	return "log"
+}
+
+// remoteObjectsText renders console arguments the way a console shows them.
+func remoteObjectsText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		switch {
+		case a == nil:
+		case a.Type == runtime.RemoteObjectTypeString:
+			var s string
+			if err := jsonUnmarshal(a.Value, &s); err == nil {
+				parts = append(parts, s)
+			} else {
+				parts = append(parts, string(a.Value))
+			}
+		case len(a.Value) > 0:
+			parts = append(parts, string(a.Value))
+		case a.UnserializableValue != "":
+			parts = append(parts, string(a.UnserializableValue))
+		case a.Description != "":
+			parts = append(parts, a.Description)
+		default:
+			parts = append(parts, string(a.Type))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (t *Tab) addConsole(e ConsoleEntry) {
+	if e.TS == 0 {
+		e.TS = time.Now().UnixMilli()
+	}
+	if len(e.Text) > 8192 {
+		e.Text = e.Text[:8192] + "…"
+	}
+	t.mu.Lock()
+	t.console.push(e)
+	t.mu.Unlock()
+}
+
+func (t *Tab) onRequest(e *network.EventRequestWillBeSent) {
+	if e.Request == nil || strings.HasPrefix(e.Request.URL, "data:") {
+		return
+	}
+	en := NetworkEntry{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL,
+		ResourceType: string(e.Type), StartedAt: time.Now().UnixMilli(), PageURL: e.DocumentURL}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if seq, ok := t.requests[e.RequestID]; ok && e.RedirectResponse != nil {
+		// A redirect ends the previous hop under the same request id.
+		t.network.update(seq, func(p *NetworkEntry) {
+			p.Status = int(e.RedirectResponse.Status)
+			p.EndedAt = en.StartedAt
+			p.DurationMs = float64(p.EndedAt - p.StartedAt)
+		})
+	}
+	t.requests[e.RequestID] = t.network.push(en)
+	if len(t.requests) > 4*NetworkRingSize {
+		t.requests = map[network.RequestID]int{}
+	}
+}
+
+func (t *Tab) onResponse(e *network.EventResponseReceived) {
+	if e.Response == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if seq, ok := t.requests[e.RequestID]; ok {
+		t.network.update(seq, func(p *NetworkEntry) { p.Status = int(e.Response.Status) })
+	}
+}
+
+func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) {
+	now := time.Now().UnixMilli()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	seq, ok := t.requests[id]
+	if !ok {
+		return
+	}
+	delete(t.requests, id)
+	t.network.update(seq, func(p *NetworkEntry) {
+		p.EndedAt = now
+		p.DurationMs = float64(now - p.StartedAt)
+		if errText != "" || canceled {
+			p.Failed = true
+			p.ErrorText = errText
+		}
+	})
+}
+
+// Console returns up to limit of the newest console messages, oldest first
+// (limit <= 0: all).
+func (t *Tab) Console(limit int) []ConsoleEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.console.last(limit)
+}
+
+// Network returns up to limit of the newest requests, oldest first
+// (limit <= 0: all).
+func (t *Tab) Network(limit int) []NetworkEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.network.last(limit)
+}

@@ -1,0 +1,375 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/jpeg"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+)
+
+// Live view tuning.
+const (
+	// frameQuality is the screencast's JPEG quality.
+	frameQuality = 80
+	// castIdle stops a screencast nobody pulled from for this long.
+	castIdle = 3 * time.Second
+	// firstFrameWait is how long a new screencast may stay silent before
+	// a still of the page stands in for its first frame (Chrome sends
+	// frames only when the page paints).
+	firstFrameWait = 300 * time.Millisecond
+	// FramePollWait is how long [Manager.FrameHandler] waits for a new
+	// frame before it answers 204.
+	FramePollWait = 2 * time.Second
+)
+
+// FramePath is the URL prefix of the live-view frames:
+// GET FramePath+"<tabId>?after=<seq>".
+const FramePath = "/_meith/browser/frame/"
+
+// view is a tab's live view: the newest screencast frame and whether the
+// screencast runs.
+type view struct {
+	mu       sync.Mutex
+	frame    *Frame
+	seq      uint64
+	notify   chan struct{} // closed and replaced at every new frame
+	casting  bool
+	lastPull time.Time
+	waiters  int
+}
+
+func (v *view) init() { v.notify = make(chan struct{}) }
+
+// wake wakes every waiter (a new frame, or the tab is gone).
+func (v *view) wake() {
+	v.mu.Lock()
+	close(v.notify)
+	v.notify = make(chan struct{})
+	v.mu.Unlock()
+}
+
+// publish makes f the newest frame.
+func (v *view) publish(f *Frame) {
+	v.mu.Lock()
+	v.seq++
+	f.Seq = v.seq
+	v.frame = f
+	close(v.notify)
+	v.notify = make(chan struct{})
+	v.mu.Unlock()
+}
+
+// onFrame takes a screencast frame (reader goroutine) and acknowledges it
+// so that Chrome sends the next one.
+func (v *view) onFrame(t *Tab, e *page.EventScreencastFrame) {
+	f := &Frame{JPEG: e.Data, At: time.Now()}
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(e.Data)); err == nil {
+		f.Width, f.Height = cfg.Width, cfg.Height
+	}
+	if md := e.Metadata; md != nil {
+		f.DeviceWidth, f.DeviceHeight = md.DeviceWidth, md.DeviceHeight
+	}
+	v.publish(f)
+	go cdp.Call(t.ctx, t.target, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: e.SessionID})
+}
+
+// startCast starts the screencast at the tab's viewport size.
+func (t *Tab) startCast(ctx context.Context) error {
+	t.mu.Lock()
+	vp, scale := t.viewport, t.scale
+	t.mu.Unlock()
+	q := int64(frameQuality)
+	_, err := cdp.Call(ctx, t.target, page.StartScreencast, page.StartScreencastParams{
+		Format: page.StartScreencastFormatJpeg, Quality: &q,
+		MaxWidth: int64(float64(vp.Width) * scale), MaxHeight: int64(float64(vp.Height) * scale), EveryNthFrame: 1,
+	})
+	if err != nil {
+		return err
+	}
+	t.view.mu.Lock()
+	before := t.view.seq
+	t.view.mu.Unlock()
+	go func() {
+		time.Sleep(firstFrameWait)
+		t.view.mu.Lock()
+		silent := t.view.seq == before && t.view.casting
+		t.view.mu.Unlock()
+		if silent {
+			t.stillFrame()
+		}
+	}()
+	return nil
+}
+
+// stillFrame publishes a JPEG capture of the page as a frame.
+func (t *Tab) stillFrame() {
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+	defer cancel()
+	q := int64(frameQuality)
+	res, err := cdp.Call(ctx, t.target, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
+	if err != nil {
+		return
+	}
+	f := &Frame{JPEG: res.Data, At: time.Now()}
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data)); err == nil {
+		f.Width, f.Height = cfg.Width, cfg.Height
+	}
+	t.mu.Lock()
+	f.DeviceWidth, f.DeviceHeight = float64(t.viewport.Width), float64(t.viewport.Height)
+	t.mu.Unlock()
+	t.view.publish(f)
+}
+
+// idleCheck stops a screencast that nobody watches (the tab loop calls it).
+func (v *view) idleCheck(t *Tab) {
+	v.mu.Lock()
+	stop := v.casting && v.waiters == 0 && time.Since(v.lastPull) > castIdle
+	if stop {
+		v.casting = false
+	}
+	v.mu.Unlock()
+	if stop {
+		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+		cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
+		cancel()
+	}
+}
+
+// Streaming reports whether the tab's screencast runs.
+func (t *Tab) Streaming() bool {
+	t.view.mu.Lock()
+	defer t.view.mu.Unlock()
+	return t.view.casting
+}
+
+// NextFrame returns the first live-view frame newer than after, starting the
+// screencast when it is off; it waits until one arrives or ctx ends. A view
+// that stops asking stops the screencast after a short idle time.
+func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
+	v := &t.view
+	v.mu.Lock()
+	v.lastPull = time.Now()
+	start := !v.casting
+	v.casting = true
+	v.waiters++
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.waiters--
+		v.lastPull = time.Now()
+		v.mu.Unlock()
+	}()
+	if start {
+		if err := t.startCast(ctx); err != nil {
+			v.mu.Lock()
+			v.casting = false
+			v.mu.Unlock()
+			return nil, t.fail("live view", err)
+		}
+	}
+	for {
+		if t.dead() {
+			return nil, fmt.Errorf("browser: live view: the tab's page is gone")
+		}
+		v.mu.Lock()
+		f, ch := v.frame, v.notify
+		v.mu.Unlock()
+		if f != nil && f.Seq > after {
+			return f, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Viewport returns the page's size in CSS pixels and its device scale.
+func (t *Tab) Viewport() (Viewport, float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.viewport, t.scale
+}
+
+// SetViewport sets the page's size in CSS pixels and its device scale (a
+// live view follows its pane with it).
+func (t *Tab) SetViewport(ctx context.Context, vp Viewport, scale float64) error {
+	if vp.Width < 100 || vp.Height < 100 || vp.Width > 8192 || vp.Height > 8192 {
+		return fmt.Errorf("browser: viewport %dx%d is out of range (100–8192)", vp.Width, vp.Height)
+	}
+	if scale <= 0 {
+		scale = 1
+	}
+	scale = min(max(scale, 0.5), 4)
+	t.mu.Lock()
+	same := t.viewport == vp && t.scale == scale
+	t.mu.Unlock()
+	if same {
+		return nil
+	}
+	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: scale,
+	}); err != nil {
+		return t.fail("viewport", err)
+	}
+	t.mu.Lock()
+	t.viewport, t.scale = vp, scale
+	t.mu.Unlock()
+	if t.Streaming() {
+		// The screencast's size is fixed at its start: restart it.
+		cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
+		if err := t.startCast(ctx); err != nil {
+			return t.fail("viewport", err)
+		}
+	}
+	return nil
+}
+
+// mouseButtons maps InputEvent.Button onto CDP's.
+var mouseButtons = map[string]input.MouseButton{
+	"": input.MouseButtonNone, "none": input.MouseButtonNone, "left": input.MouseButtonLeft,
+	"middle": input.MouseButtonMiddle, "right": input.MouseButtonRight,
+	"back": input.MouseButtonBack, "forward": input.MouseButtonForward,
+}
+
+// Input dispatches a user input from a live view.
+func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
+	var err error
+	switch ev.Kind {
+	case InputMouse:
+		typ := input.DispatchMouseEventType(ev.Type)
+		if typ != input.DispatchMouseEventTypeMousePressed && typ != input.DispatchMouseEventTypeMouseReleased && typ != input.DispatchMouseEventTypeMouseMoved {
+			return fmt.Errorf("browser: input: unknown mouse event type %q", ev.Type)
+		}
+		btn, ok := mouseButtons[ev.Button]
+		if !ok {
+			return fmt.Errorf("browser: input: unknown mouse button %q", ev.Button)
+		}
+		_, err = cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+			Type: typ, X: ev.X, Y: ev.Y, Button: btn, Buttons: int64(ev.Buttons), ClickCount: int64(ev.ClickCount), Modifiers: int64(ev.Modifiers),
+		})
+	case InputWheel:
+		_, err = cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+			Type: input.DispatchMouseEventTypeMouseWheel, X: ev.X, Y: ev.Y, DeltaX: ev.DeltaX, DeltaY: ev.DeltaY, Modifiers: int64(ev.Modifiers),
+		})
+	case InputKey:
+		err = t.dispatchKey(ctx, ev)
+	case InputText:
+		if ev.Text == "" {
+			return nil
+		}
+		_, err = cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: ev.Text})
+	default:
+		return fmt.Errorf("browser: input: unknown kind %q (mouse, wheel, key or text)", ev.Kind)
+	}
+	if err != nil {
+		return t.fail("input", err)
+	}
+	return nil
+}
+
+// dispatchKey sends one key event of a live view.
+func (t *Tab) dispatchKey(ctx context.Context, ev InputEvent) error {
+	p := input.DispatchKeyEventParams{Key: ev.Key, Code: ev.Code, WindowsVirtualKeyCode: int64(ev.KeyCode),
+		NativeVirtualKeyCode: int64(ev.KeyCode), Modifiers: int64(ev.Modifiers)}
+	switch ev.Type {
+	case "keyDown":
+		text := ev.Text
+		if ev.Key == "Enter" {
+			text = "\r"
+		}
+		if ev.Modifiers&(ModCtrl|ModMeta) != 0 {
+			text = ""
+			if cmd, ok := editCommands[strings.ToLower(ev.Key)]; ok {
+				if cmd == "undo" && ev.Modifiers&ModShift != 0 {
+					cmd = "redo"
+				}
+				p.Commands = []string{cmd}
+			}
+		}
+		p.Type = input.DispatchKeyEventTypeRawKeyDown
+		if text != "" {
+			p.Type, p.Text, p.UnmodifiedText = input.DispatchKeyEventTypeKeyDown, text, text
+		}
+	case "keyUp":
+		p.Type = input.DispatchKeyEventTypeKeyUp
+	default:
+		return fmt.Errorf("browser: input: unknown key event type %q (keyDown or keyUp)", ev.Type)
+	}
+	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, p)
+	return err
+}
+
+// FrameHandler serves the live views' frames to the window:
+// GET FramePath+"<tabId>?after=<seq>" answers the first frame newer than
+// seq as image/jpeg with X-Meith-Frame-Seq, -Width, -Height and
+// X-Meith-Device-Width/-Height (the page's CSS viewport), 204 when none
+// came within [FramePollWait], 404 for an unknown tab, and 503 with a
+// plain-text reason when the browser cannot run. A tab that is not live is
+// reopened. Only GET is served; other paths are 404.
+func (m *Manager) FrameHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := strings.CutPrefix(r.URL.Path, FramePath)
+		if !ok || id == "" || strings.Contains(id, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			http.Error(w, "only GET", http.StatusMethodNotAllowed)
+			return
+		}
+		var after uint64
+		if s := r.URL.Query().Get("after"); s != "" {
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				http.Error(w, "after must be a frame number", http.StatusBadRequest)
+				return
+			}
+			after = n
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		t, err := m.Live(r.Context(), id)
+		switch {
+		case IsNoTab(err):
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), FramePollWait)
+		defer cancel()
+		f, err := t.NextFrame(ctx, after)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "image/jpeg")
+		h.Set("Content-Length", strconv.Itoa(len(f.JPEG)))
+		h.Set("X-Meith-Frame-Seq", strconv.FormatUint(f.Seq, 10))
+		h.Set("X-Meith-Frame-Width", strconv.Itoa(f.Width))
+		h.Set("X-Meith-Frame-Height", strconv.Itoa(f.Height))
+		h.Set("X-Meith-Device-Width", strconv.FormatFloat(f.DeviceWidth, 'f', -1, 64))
+		h.Set("X-Meith-Device-Height", strconv.FormatFloat(f.DeviceHeight, 'f', -1, 64))
+		h.Set("Access-Control-Expose-Headers", "X-Meith-Frame-Seq, X-Meith-Frame-Width, X-Meith-Frame-Height, X-Meith-Device-Width, X-Meith-Device-Height")
+		w.Write(f.JPEG)
+	})
+}
