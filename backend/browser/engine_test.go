@@ -428,7 +428,7 @@ func TestHardening(t *testing.T) {
 			t.Fatalf("popup opener = %s, want %s", ids[0], pop.ID())
 		}
 		child := m.Peek(ids[1])
-		if child == nil || child.ContextKey() != "space:hard" || child.Info().Title != "Next" {
+		if child == nil || child.ContextKey() != "space:hard" || child.Info().Title != "Next" || child.Info().URL != srv.URL+"/next" {
 			t.Fatalf("popup tab: %+v", child)
 		}
 		m.CloseTab(ctx, ids[1])

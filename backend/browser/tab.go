@@ -372,12 +372,13 @@ func (t *Tab) refreshInfo(ctx context.Context) {
 	type pageMeta struct {
 		Title string `json:"title"`
 		Icon  string `json:"icon"`
+		URL   string `json:"url"`
 	}
 	meta, _ := evalMain[pageMeta](ctx, t, `(() => {
 		const l = document.querySelector('link[rel~="icon"], link[rel="shortcut icon"], link[rel="apple-touch-icon"]');
 		let icon = l && l.href ? l.href : '';
 		if (!icon && /^https?:$/.test(location.protocol)) icon = location.origin + '/favicon.ico';
-		return { title: document.title, icon };
+		return { title: document.title, icon, url: location.href };
 	})()`)
 	t.update(func(p *PageInfo) {
 		p.CanGoBack = hist.CurrentIndex > 0
@@ -386,6 +387,11 @@ func (t *Tab) refreshInfo(ctx context.Context) {
 			p.Title = meta.Title
 		}
 		p.Favicon = meta.Icon
+		// A page attached after its navigation (a popup) has no
+		// navigation event to name its URL.
+		if meta.URL != "" && p.LoadState != LoadFailed && !strings.HasPrefix(meta.URL, "chrome-error:") {
+			p.URL = meta.URL
+		}
 		if p.Title == "" {
 			p.Title = p.URL
 		}

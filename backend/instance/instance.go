@@ -6,17 +6,20 @@
 package instance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/audit"
+	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/buildinfo"
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/git/watch"
@@ -26,6 +29,7 @@ import (
 	"github.com/meith-dev/meith/backend/socket"
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
+	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/settings"
 	"github.com/meith-dev/meith/backend/tools/spaces"
@@ -92,6 +96,7 @@ type Instance struct {
 	approvals *permission.Approvals
 	perms     *permission.Service
 	reg       *registry.Registry
+	browser   *browser.Manager // Chromium starts on the first tool that needs a live page
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -148,8 +153,63 @@ func New(cfg Config) (*Instance, error) {
 	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
 	}})
+	i.browser = i.newBrowser()
 	i.registerTools()
 	return i, nil
+}
+
+// newBrowser builds the browser engine (Chromium starts later, on demand)
+// with its callbacks tied to the tab records. Claims of socket sessions
+// from an earlier run are dropped first: their connections are gone.
+func (i *Instance) newBrowser() *browser.Manager {
+	err := i.state.Update(func(s *state.State) error {
+		s.ReleaseBrowserTabs(func(owner string) bool { return strings.HasPrefix(owner, "socket:") })
+		return nil
+	})
+	if err != nil {
+		i.log.Logf(protocol.LevelWarn, "browser", "release the browser tabs of ended sessions: %v", err)
+	}
+	return browser.New(browsertools.StateHooks(i.state, browser.Options{
+		DataDir:     filepath.Join(i.paths.UserData, "browser"),
+		DownloadDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir, "downloads"),
+		Logf: func(level, format string, args ...any) {
+			i.log.Logf(protocol.LogLevel(level), "browser", format, args...)
+		},
+		OnDownload: func(id string, d browser.Download) {
+			i.log.Write(applog.Entry{Level: protocol.LevelInfo, Source: "browser",
+				Message: fmt.Sprintf("download %s: %s", d.State, cmp.Or(d.Path, d.URL)),
+				Data:    map[string]any{"tabId": id, "url": d.URL, "path": d.Path, "filename": d.Filename, "state": d.State, "bytes": d.Bytes}})
+		},
+	}, nil))
+}
+
+// releaseSessionTabs drops the browser tab claims of a session that ended.
+func (i *Instance) releaseSessionTabs(sessionID string) {
+	err := i.state.Update(func(s *state.State) error {
+		s.ReleaseBrowserTabs(func(owner string) bool { return owner == sessionID })
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrClosed) {
+		i.log.Logf(protocol.LevelWarn, "browser", "release the browser tabs of session %s: %v", sessionID, err)
+	}
+}
+
+// closeSpaceTabs closes the live pages of a closed space's browser tabs and
+// disposes of its browser context. It never starts Chromium.
+func (i *Instance) closeSpaceTabs(ctx context.Context, spaceID string, tabIDs []string) {
+	if !i.browser.Running() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, id := range tabIDs { // isolated tabs live in a context of their own
+		if err := i.browser.CloseTab(ctx, id); err != nil {
+			i.log.Logf(protocol.LevelWarn, "browser", "close tab %s of closed space %s: %v", id, spaceID, err)
+		}
+	}
+	if err := i.browser.CloseContext(ctx, state.SpaceContextKey(spaceID)); err != nil {
+		i.log.Logf(protocol.LevelWarn, "browser", "close the browser context of space %s: %v", spaceID, err)
+	}
 }
 
 // registerTools is the one place that lists every tool family.
@@ -171,7 +231,9 @@ func (i *Instance) registerTools() {
 			return i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil })
 		},
 	})
-	spaces.Register(i.reg, spaces.Deps{Store: i.state})
+	spaces.Register(i.reg, spaces.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs})
+	browsertools.Register(i.reg, browsertools.Deps{Store: i.state, Browser: i.browser,
+		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
 	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
@@ -250,6 +312,8 @@ func (i *Instance) Start(ctx context.Context) error {
 			for _, c := range []protocol.Caller{protocol.CallerCLI, protocol.CallerPlugin} {
 				i.perms.RevokeSession(c, sessionID)
 			}
+			// Its browser tab claims too: nobody could release them.
+			i.releaseSessionTabs(sessionID)
 		},
 	})
 	if err != nil {
@@ -285,8 +349,8 @@ func (i *Instance) Start(ctx context.Context) error {
 
 // Close shuts the runtime down: new calls get RUNTIME_SHUTTING_DOWN, the
 // instance record is removed, in-flight calls are cancelled, the socket is
-// closed and removed, pending state is written to state.json, and the log
-// and audit files are closed. It is
+// closed and removed, the browser stops, pending state is written to
+// state.json, and the log and audit files are closed. It is
 // idempotent.
 func (i *Instance) Close(ctx context.Context) error {
 	i.mu.Lock()
@@ -314,6 +378,9 @@ func (i *Instance) Close(ctx context.Context) error {
 		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
 	}
 	_ = i.git.Close()
+	if err := i.browser.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("stop the browser: %w", err))
+	}
 	if err := i.state.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close state: %w", err))
 	}
@@ -351,6 +418,10 @@ func (i *Instance) State() *state.Store { return i.state }
 // GitWatch returns the hub of git status engines and repository watchers
 // (the window forwards its changes as "git_changed" events).
 func (i *Instance) GitWatch() *watch.Hub { return i.git }
+
+// Browser returns the browser engine: the live pages of the browser tabs
+// (a live view of the window reads frames and sends input through it).
+func (i *Instance) Browser() *browser.Manager { return i.browser }
 
 // Logger returns the structured log.
 func (i *Instance) Logger() *applog.Logger { return i.log }

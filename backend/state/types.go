@@ -77,16 +77,67 @@ type Space struct {
 	UpdatedAt int64  `json:"updatedAt"` // Unix milliseconds
 }
 
-// BrowserTab is a browser tab of a space. The browser issue fills in its
-// runtime fields; for now the list stays empty.
+// Browser tab modes ([BrowserTab.Mode]).
+const (
+	BrowserModeWeb    = "web"
+	BrowserModePlugin = "plugin"
+)
+
+// BrowserTab is a browser tab of a space: the record of a page, which the
+// browser engine keeps live while it is open. The page fields (URL, Title,
+// Favicon, LoadState, CanGoBack, CanGoForward, ErrorText) mirror the live
+// page; the record outlives the page, so a tab reopens after a restart.
+// Fields added after version 2 are additive: a record without them is still
+// valid.
 type BrowserTab struct {
 	ID      string `json:"id"`
 	SpaceID string `json:"spaceId"`
 	URL     string `json:"url"`
 	Title   string `json:"title"`
-	Active  bool   `json:"active"`
+	Favicon string `json:"favicon,omitempty"`
+	// LoadState is loading | complete | failed.
+	LoadState    string `json:"loadState"`
+	CanGoBack    bool   `json:"canGoBack"`
+	CanGoForward bool   `json:"canGoForward"`
+	// ErrorText says why the last navigation failed (LoadState failed).
+	ErrorText string `json:"errorText,omitempty"`
+	// OwnerID is who holds automation control (browser_use_start): a
+	// session id or a caller name; nil when the tab is free.
+	OwnerID *string `json:"ownerId"`
+	// Mode is web (plugin tabs are a later issue).
+	Mode string `json:"mode"`
+	// ContextKey names the tab's browser context ("space:<id>" or
+	// "session:<id>"): tabs with one key share cookies and storage.
+	ContextKey string `json:"contextKey"`
+	// Active marks the active browser tab of its space (at most one).
+	Active bool `json:"active"`
 	// Pane is the pane of the space's workspace that holds the tab.
-	Pane string `json:"pane"`
+	Pane      string `json:"pane"`
+	CreatedAt int64  `json:"createdAt"` // Unix milliseconds
+	UpdatedAt int64  `json:"updatedAt"` // Unix milliseconds
+}
+
+// SpaceContextKey is the browser context shared by a space's tabs.
+func SpaceContextKey(spaceID string) string { return "space:" + spaceID }
+
+// SessionContextKey is the browser context of an agent session's isolated
+// tabs.
+func SessionContextKey(sessionID string) string { return "session:" + sessionID }
+
+// BrowserContext returns the tab's browser context key: ContextKey, or the
+// space's for a record that has none.
+func (t BrowserTab) BrowserContext() string {
+	if t.ContextKey != "" {
+		return t.ContextKey
+	}
+	return SpaceContextKey(t.SpaceID)
+}
+
+// Clone returns a deep copy of t.
+func (t BrowserTab) Clone() BrowserTab {
+	c := t
+	c.OwnerID = clonePtr(t.OwnerID)
+	return c
 }
 
 // WorkspaceTab is an editor, terminal, agent, preview or git tab of a space.
@@ -248,9 +299,9 @@ func (s State) Clone() State {
 	for i := range c.Spaces {
 		c.Spaces[i].ProjectID = clonePtr(c.Spaces[i].ProjectID)
 	}
-	c.BrowserTabs = slices.Clone(s.BrowserTabs)
-	if c.BrowserTabs == nil {
-		c.BrowserTabs = []BrowserTab{}
+	c.BrowserTabs = make([]BrowserTab, len(s.BrowserTabs))
+	for i, t := range s.BrowserTabs {
+		c.BrowserTabs[i] = t.Clone()
 	}
 	c.WorkspaceTabs = make([]WorkspaceTab, len(s.WorkspaceTabs))
 	for i, t := range s.WorkspaceTabs {

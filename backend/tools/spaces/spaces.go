@@ -27,6 +27,10 @@ type Deps struct {
 	Store *state.Store
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+	// OnSpaceClosed, if set, is called after close_space removed a space,
+	// outside the store's lock, with the ids of the browser tabs it
+	// removed, so that their live pages close too.
+	OnSpaceClosed func(ctx context.Context, spaceID string, browserTabIDs []string)
 }
 
 // ListResult is the result of list_spaces.
@@ -207,7 +211,9 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
+			var browserTabs []string
 			err := update(st, func(s *state.State) error {
+				browserTabs = nil
 				i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
 				if i < 0 {
 					return spaceNotFound(in.SpaceID)
@@ -216,6 +222,11 @@ func Register(r *registry.Registry, d Deps) {
 					return protocol.Errorf(protocol.CodeToolFailed, "The last remaining space cannot be closed")
 				}
 				s.Spaces = slices.Delete(s.Spaces, i, i+1)
+				for _, t := range s.BrowserTabs {
+					if t.SpaceID == in.SpaceID {
+						browserTabs = append(browserTabs, t.ID)
+					}
+				}
 				s.BrowserTabs = slices.DeleteFunc(s.BrowserTabs, func(t state.BrowserTab) bool { return t.SpaceID == in.SpaceID })
 				// Terminals are a later issue: when they exist, closing a
 				// space also kills the terminals of its terminal tabs.
@@ -227,6 +238,9 @@ func Register(r *registry.Registry, d Deps) {
 			})
 			if err != nil {
 				return ClosedResult{}, err
+			}
+			if d.OnSpaceClosed != nil {
+				d.OnSpaceClosed(ctx, in.SpaceID, browserTabs)
 			}
 			return ClosedResult{Closed: true}, nil
 		})

@@ -432,3 +432,49 @@ func TestMoveBrowserTabRule(t *testing.T) {
 		t.Errorf("primary pane shows %s, want btab_b", sp.Layout.PrimaryTabID)
 	}
 }
+
+// TestCloseSpaceHook: close_space tells OnSpaceClosed which space went and
+// which browser tabs it took along (the instance closes their live pages),
+// after the store is updated; a refused close calls nothing.
+func TestCloseSpaceHook(t *testing.T) {
+	st, err := state.Open(filepath.Join(t.TempDir(), "state.json"), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	type closedSpace struct {
+		id       string
+		tabs     []string
+		inStore  bool
+		hadTabCt int
+	}
+	var calls []closedSpace
+	reg := registry.New(registry.Options{})
+	spaces.Register(reg, spaces.Deps{Store: st, OnSpaceClosed: func(ctx context.Context, id string, tabs []string) {
+		s := st.Get() // the hook runs outside the store's lock
+		calls = append(calls, closedSpace{id: id, tabs: tabs, inStore: s.Space(id) != nil, hadTabCt: len(s.BrowserTabs)})
+	}})
+	e := &env{t: t, reg: reg, store: st}
+	def := st.Get().ActiveSpaceID
+	var b state.Space
+	e.ok("create_space", `{"name":"B"}`, &b)
+	st.Update(func(s *state.State) error {
+		for _, id := range []string{"btab_1", "btab_2"} {
+			if err := s.AddBrowserTab(state.BrowserTab{ID: id, SpaceID: b.ID, URL: "about:blank"}); err != nil {
+				return err
+			}
+		}
+		return s.AddBrowserTab(state.BrowserTab{ID: "btab_3", SpaceID: def, URL: "about:blank"})
+	})
+	e.ok("close_space", fmt.Sprintf(`{"spaceId":%q}`, b.ID), nil)
+	if len(calls) != 1 {
+		t.Fatalf("OnSpaceClosed called %d times, want 1", len(calls))
+	}
+	c := calls[0]
+	if c.id != b.ID || fmt.Sprint(c.tabs) != "[btab_1 btab_2]" || c.inStore || c.hadTabCt != 1 {
+		t.Errorf("OnSpaceClosed got %+v, want space %s, tabs [btab_1 btab_2], called after the update", c, b.ID)
+	}
+	if res := e.call("close_space", fmt.Sprintf(`{"spaceId":%q}`, def)); res.OK || len(calls) != 1 {
+		t.Errorf("closing the last space: %+v, hook calls %d", res, len(calls))
+	}
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meith-dev/meith/backend/instance/instancetest"
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// TestBrowserCommands runs the mapped browser commands (open, tabs,
+// browser-state, click, screenshot) against a real runtime and a real
+// Chromium, on a page served on 127.0.0.1.
+func TestBrowserCommands(t *testing.T) {
+	found := os.Getenv("MEITH_CHROME") != ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if _, err := exec.LookPath(name); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Skip("no Chromium found (install chromium or set MEITH_CHROME)")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>CLI page</title>`+
+			`<button onclick="document.title='clicked'">Press</button>`)
+	}))
+	defer srv.Close()
+	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapControlsBrowser))
+
+	run := func(args ...string) string {
+		t.Helper()
+		var out, errw bytes.Buffer
+		code := Main(context.Background(), append([]string{"--socket", inst.SocketPath}, args...), &Streams{Out: &out, Err: &errw})
+		if code != 0 {
+			t.Fatalf("meith %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out.String(), errw.String())
+		}
+		return out.String()
+	}
+	decode := func(what, text string, v any) {
+		t.Helper()
+		if err := json.Unmarshal([]byte(text), v); err != nil {
+			t.Fatalf("%s printed %q: %v", what, text, err)
+		}
+	}
+
+	var tab struct {
+		ID, URL, Title string
+		Active         bool
+	}
+	decode("open", run("open", srv.URL+"/page"), &tab)
+	if !strings.HasPrefix(tab.ID, "btab_") || tab.URL != srv.URL+"/page" || tab.Title != "CLI page" || !tab.Active {
+		t.Errorf("open printed %+v", tab)
+	}
+
+	var list struct {
+		BrowserTabs []struct{ ID string } `json:"browserTabs"`
+	}
+	decode("tabs", run("tabs"), &list)
+	if len(list.BrowserTabs) != 1 || list.BrowserTabs[0].ID != tab.ID {
+		t.Errorf("tabs printed %+v, want %s", list, tab.ID)
+	}
+
+	var page struct {
+		TabID    string `json:"tabId"`
+		Elements []struct{ ID, Tag, Text string }
+	}
+	decode("browser-state", run("browser-state", tab.ID), &page)
+	button := ""
+	for _, el := range page.Elements {
+		if el.Tag == "button" {
+			button = el.ID
+		}
+	}
+	if page.TabID != tab.ID || button == "" {
+		t.Fatalf("browser-state printed %+v", page)
+	}
+	var clicked struct{ Clicked string }
+	decode("click", run("click", tab.ID, button), &clicked)
+	if clicked.Clicked != button {
+		t.Errorf("click printed %+v", clicked)
+	}
+
+	out := run("screenshot", tab.ID)
+	path := strings.TrimSuffix(out, "\n")
+	if strings.Contains(path, "\n") || !filepath.IsAbs(path) || filepath.Ext(path) != ".png" {
+		t.Fatalf("screenshot printed %q, want only the PNG's path", out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("%s is not a PNG: %v", path, err)
+	}
+	if !strings.HasPrefix(path, filepath.Join(inst.UserData, "artifacts", "screenshots")+string(filepath.Separator)) {
+		t.Errorf("screenshot at %s, want it under the user data's artifacts/screenshots", path)
+	}
+}
