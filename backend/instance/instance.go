@@ -242,7 +242,7 @@ func (i *Instance) registerTools() {
 
 // checks adds the instance's own health lines to app_health.
 func (i *Instance) checks(ctx context.Context) []apptools.Check {
-	return []apptools.Check{{
+	return []apptools.Check{i.browserCheck(), {
 		Name: "permissions", OK: true,
 		Details: map[string]any{
 			"cliGrants":        capsOrEmpty(i.cfg.GrantCLI),
@@ -251,6 +251,22 @@ func (i *Instance) checks(ctx context.Context) []apptools.Check {
 			"auditPath":        filepath.Join(i.paths.UserData, AuditFile),
 		},
 	}}
+}
+
+// browserCheck says whether the browser tools can run: the Chromium they
+// would start (or why there is none) and whether it runs.
+func (i *Instance) browserCheck() apptools.Check {
+	c := apptools.Check{Name: "browser", OK: true, Details: map[string]any{"running": i.browser.Running()}}
+	if pid := i.browser.PID(); pid != 0 {
+		c.Details["pid"] = pid
+	}
+	if exe, err := browser.FindChrome(); err != nil {
+		c.OK = false
+		c.Details["error"] = err.Error()
+	} else {
+		c.Details["executable"] = exe
+	}
+	return c
 }
 
 func capsOrEmpty(c []protocol.Capability) []protocol.Capability {

@@ -169,6 +169,9 @@ func TestAppTools(t *testing.T) {
 	if health.Status != "ok" || len(health.Checks) < 4 {
 		t.Errorf("app_health = %s, want ok with socket/registry/storage/permissions checks", res.Content)
 	}
+	if !strings.Contains(string(res.Content), `"name":"browser"`) || !strings.Contains(string(res.Content), `"running":false`) {
+		t.Errorf("app_health = %s, want a browser check (not running: nothing started it)", res.Content)
+	}
 
 	res = call(t, c, "app_list_instances", `{}`, nil)
 	if !strings.Contains(string(res.Content), `"label":"tools"`) {
