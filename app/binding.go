@@ -14,6 +14,11 @@
 // re-reads what changed through tool calls; new app log entries are
 // announced with a throttled "logs_appended" {count} hint, and changes of
 // watched git repositories with "git_changed" {root, count}.
+//
+// The live browser view is bound too: [App.BrowserInput],
+// [App.BrowserViewport] and [App.BrowserStop] reach a browser tab's page
+// directly (renderer-trusted, like every call of the window), while its
+// frames are pulled through the asset server (run.go), never pushed.
 package app
 
 import (
@@ -27,6 +32,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -111,6 +117,7 @@ type App struct {
 	store     *state.Store          // nil: no state_changed events
 	logs      *applog.Logger        // nil: no logs_appended events
 	git       *watch.Hub            // nil: no git_changed events
+	browser   *browser.Manager      // nil: no live browser view
 
 	// newEmitter turns the Wails context into an emitter (run.go sets it;
 	// tests set a fake). onStartup runs at the end of Startup.
@@ -158,6 +165,10 @@ func WithLogs(l *applog.Logger) Option { return func(a *App) { a.logs = l } }
 // WithGitWatch makes the window hear of changes to the repositories the git
 // tools watch, as "git_changed" events.
 func WithGitWatch(h *watch.Hub) Option { return func(a *App) { a.git = h } }
+
+// WithBrowser gives the window's live browser view (BrowserInput,
+// BrowserViewport, BrowserStop) the engine that holds the tabs.
+func WithBrowser(m *browser.Manager) Option { return func(a *App) { a.browser = m } }
 
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
@@ -470,4 +481,129 @@ func (a *App) emit(name string, payload any) {
 	if em != nil {
 		em.Emit(name, payload)
 	}
+}
+
+// browserCallTimeout bounds one live-view call (input, viewport, stop). The
+// first call on a tab that is not live yet may start Chromium and reopen
+// the tab, which takes a few seconds.
+const browserCallTimeout = 8 * time.Second
+
+// Limits of [App.BrowserViewport] (the engine's; the window clamps a
+// smaller pane to the minimum and draws the page scaled down).
+const (
+	minViewportSide  = 100
+	maxViewportSide  = 8192
+	maxViewportScale = 8
+)
+
+// BrowserInput dispatches one input of the window's live view (mouse,
+// wheel, key or text, in the page's CSS pixels) to the browser tab tabID.
+// The window sends its inputs one at a time, in order. Errors read
+// "CODE: message": VALIDATION_ERROR for a malformed event or an unknown
+// tab.
+func (a *App) BrowserInput(tabID string, ev browser.InputEvent) error {
+	if err := validateInput(ev); err != nil {
+		return err
+	}
+	return a.withLiveTab(tabID, "input", func(ctx context.Context, t *browser.Tab) error { return t.Input(ctx, ev) })
+}
+
+// BrowserViewport sets the page size of the browser tab tabID to the live
+// view's size (CSS pixels) and device scale (the window's
+// devicePixelRatio), so the page is laid out for the pane it is shown in.
+func (a *App) BrowserViewport(tabID string, width, height int, scale float64) error {
+	switch {
+	case width < minViewportSide || height < minViewportSide || width > maxViewportSide || height > maxViewportSide:
+		return protocol.Errorf(protocol.CodeValidation, "viewport %d×%d is out of range (%d to %d CSS pixels a side)",
+			width, height, minViewportSide, maxViewportSide)
+	case !(scale > 0 && scale <= maxViewportScale):
+		return protocol.Errorf(protocol.CodeValidation, "device scale %v is out of range (above 0, at most %d)", scale, maxViewportScale)
+	}
+	return a.withLiveTab(tabID, "viewport", func(ctx context.Context, t *browser.Tab) error {
+		return t.SetViewport(ctx, browser.Viewport{Width: width, Height: height}, scale)
+	})
+}
+
+// BrowserStop stops the loading of the browser tab tabID (the address
+// bar's stop button).
+func (a *App) BrowserStop(tabID string) error {
+	return a.withLiveTab(tabID, "stop", func(ctx context.Context, t *browser.Tab) error { return t.Stop(ctx) })
+}
+
+// withLiveTab runs fn on the live tab tabID under a short timeout that the
+// window's shutdown also cancels, and words its error for the window.
+func (a *App) withLiveTab(tabID, what string, fn func(ctx context.Context, t *browser.Tab) error) error {
+	if tabID == "" {
+		return protocol.Errorf(protocol.CodeValidation, "browser %s: no tab id", what)
+	}
+	a.mu.Lock()
+	shut := a.shutdown
+	a.mu.Unlock()
+	switch {
+	case shut:
+		return protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing")
+	case a.browser == nil:
+		return protocol.Errorf(protocol.CodeToolFailed, "this window has no browser engine")
+	}
+	ctx, cancel := context.WithTimeout(a.base, browserCallTimeout)
+	defer cancel()
+	t, err := a.browser.Live(ctx, tabID)
+	if err == nil {
+		err = fn(ctx, t)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case browser.IsNoTab(err):
+		return protocol.Errorf(protocol.CodeValidation, "there is no browser tab %q (was it closed?)", tabID)
+	case browser.IsNotFound(err):
+		return protocol.Errorf(protocol.CodeToolFailed, "browser %s: %v", what, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return protocol.Errorf(protocol.CodeTimeout, "browser %s on tab %s took longer than %v", what, tabID, browserCallTimeout)
+	case a.base.Err() != nil:
+		return protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing")
+	default:
+		return protocol.Errorf(protocol.CodeToolFailed, "browser %s on tab %s: %v", what, tabID, err)
+	}
+}
+
+// validateInput checks an input event of the live view before it reaches
+// the browser.
+func validateInput(ev browser.InputEvent) error {
+	bad := func(format string, args ...any) error {
+		return protocol.Errorf(protocol.CodeValidation, "browser input: "+format, args...)
+	}
+	switch ev.Kind {
+	case browser.InputMouse:
+		switch ev.Type {
+		case "mousePressed", "mouseReleased", "mouseMoved":
+		default:
+			return bad("mouse type %q (want mousePressed, mouseReleased or mouseMoved)", ev.Type)
+		}
+		switch ev.Button {
+		case "", "none", "left", "middle", "right", "back", "forward":
+		default:
+			return bad("mouse button %q (want none, left, middle or right)", ev.Button)
+		}
+	case browser.InputWheel:
+	case browser.InputKey:
+		switch ev.Type {
+		case "keyDown", "keyUp":
+		default:
+			return bad("key type %q (want keyDown or keyUp)", ev.Type)
+		}
+		if ev.Key == "" && ev.Code == "" && ev.KeyCode == 0 {
+			return bad("a key event needs a key, a code or a keyCode")
+		}
+	case browser.InputText:
+		if ev.Text == "" {
+			return bad("a text event needs text")
+		}
+	default:
+		return bad("kind %q (want mouse, wheel, key or text)", ev.Kind)
+	}
+	if ev.Modifiers < 0 || ev.Modifiers > 15 {
+		return bad("modifiers %d (a bit field: Alt=1, Ctrl=2, Meta=4, Shift=8)", ev.Modifiers)
+	}
+	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
@@ -764,5 +768,188 @@ func TestGitChangesReachTheWindow(t *testing.T) {
 	p, ok := e.payload.(GitChangedPayload)
 	if !ok || p.Root != dir || p.Count != 1 {
 		t.Errorf("git_changed payload = %#v, want root %s and count 1", e.payload, dir)
+	}
+}
+
+func TestBrowserBindingRefusals(t *testing.T) {
+	mouse := browser.InputEvent{Kind: browser.InputMouse, Type: "mousePressed", X: 10, Y: 10, Button: "left", Buttons: 1, ClickCount: 1}
+
+	// Without an engine (a window built without one) it fails clearly.
+	bare, _ := startApp(t, newTestRegistry(t, nil), nil)
+	if err := bare.BrowserInput("btab_1", mouse); protocol.CodeOf(err) != protocol.CodeToolFailed {
+		t.Errorf("BrowserInput without an engine = %v, want TOOL_FAILED", err)
+	}
+
+	// A real engine with no tab records: unknown tabs and bad events are
+	// refused before anything starts Chromium.
+	m := browser.New(browser.Options{DataDir: t.TempDir()})
+	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	a, _ := startApp(t, newTestRegistry(t, nil), nil, WithBrowser(m))
+	for _, tc := range []struct {
+		name string
+		call func() error
+		code protocol.ErrorCode
+		text string
+	}{
+		{"input to an unknown tab", func() error { return a.BrowserInput("btab_gone", mouse) }, protocol.CodeValidation, `there is no browser tab "btab_gone"`},
+		{"viewport of an unknown tab", func() error { return a.BrowserViewport("btab_gone", 800, 600, 1) }, protocol.CodeValidation, "no browser tab"},
+		{"stop of an unknown tab", func() error { return a.BrowserStop("btab_gone") }, protocol.CodeValidation, "no browser tab"},
+		{"no tab id", func() error { return a.BrowserStop("") }, protocol.CodeValidation, "no tab id"},
+		{"unknown kind", func() error { return a.BrowserInput("btab_1", browser.InputEvent{Kind: "touch"}) }, protocol.CodeValidation, `kind "touch"`},
+		{"unknown mouse type", func() error {
+			return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputMouse, Type: "mouseWheel"})
+		}, protocol.CodeValidation, "mouse type"},
+		{"unknown button", func() error {
+			return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputMouse, Type: "mouseMoved", Button: "thumb"})
+		}, protocol.CodeValidation, "mouse button"},
+		{"key without a key", func() error {
+			return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputKey, Type: "keyDown"})
+		}, protocol.CodeValidation, "needs a key"},
+		{"char key type", func() error {
+			return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputKey, Type: "char", Key: "a"})
+		}, protocol.CodeValidation, "key type"},
+		{"empty text", func() error { return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputText}) }, protocol.CodeValidation, "needs text"},
+		{"bad modifiers", func() error {
+			return a.BrowserInput("btab_1", browser.InputEvent{Kind: browser.InputWheel, Modifiers: 16})
+		}, protocol.CodeValidation, "modifiers"},
+		{"tiny viewport", func() error { return a.BrowserViewport("btab_1", 40, 600, 1) }, protocol.CodeValidation, "out of range"},
+		{"huge viewport", func() error { return a.BrowserViewport("btab_1", 800, 9000, 1) }, protocol.CodeValidation, "out of range"},
+		{"no scale", func() error { return a.BrowserViewport("btab_1", 800, 600, 0) }, protocol.CodeValidation, "device scale"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if protocol.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("got %v, want %s containing %q", err, tc.code, tc.text)
+			}
+		})
+	}
+	if m.Running() {
+		t.Error("refused calls started Chromium")
+	}
+	a.Shutdown(context.Background())
+	if err := a.BrowserInput("btab_1", mouse); protocol.CodeOf(err) != protocol.CodeRuntimeShuttingDown {
+		t.Errorf("BrowserInput after Shutdown = %v, want RUNTIME_SHUTTING_DOWN", err)
+	}
+}
+
+// livePage is what TestBrowserBindingDrivesALivePage clicks and types into.
+const livePage = `<!doctype html><title>live</title><style>html,body{margin:0}</style>
+<button id="b" style="position:absolute;left:10px;top:10px;width:100px;height:40px"
+  onclick="document.title='clicked'" ondblclick="document.title='double'">Go</button>
+<input id="i" style="position:absolute;left:10px;top:80px;width:200px;height:30px">
+<div style="height:5000px"></div>`
+
+// evalString evaluates a JavaScript expression in a tab and returns its
+// value as a string.
+func evalString(t *testing.T, tab *browser.Tab, expr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	params, _ := json.Marshal(map[string]any{"expression": "String(" + expr + ")", "returnByValue": true})
+	raw, err := tab.CDP(ctx, "Runtime.evaluate", params)
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	var r struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("evaluate %s: %v in %s", expr, err, raw)
+	}
+	return r.Result.Value
+}
+
+// waitEval polls expr in a tab until it gives want (5 s at most).
+func waitEval(t *testing.T, tab *browser.Tab, expr, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := evalString(t, tab, expr)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %q, want %q", expr, got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestBrowserBindingDrivesALivePage(t *testing.T) {
+	if _, err := browser.FindChrome(); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, livePage) }))
+	t.Cleanup(srv.Close)
+	m := browser.New(browser.Options{DataDir: t.TempDir(), DownloadDir: t.TempDir()})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tab, err := m.Open(ctx, browser.Spec{ID: "btab_app", ContextKey: "space:app", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := startApp(t, newTestRegistry(t, nil), nil, WithBrowser(m))
+
+	// The viewport follows the view.
+	if err := a.BrowserViewport("btab_app", 640, 480, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitEval(t, tab, "innerWidth + 'x' + innerHeight", "640x480")
+
+	// A click (press + release) on the button, then a double click.
+	click := func(x, y float64, count int) {
+		t.Helper()
+		for _, typ := range []string{"mousePressed", "mouseReleased"} {
+			buttons := 1
+			if typ == "mouseReleased" {
+				buttons = 0
+			}
+			if err := a.BrowserInput("btab_app", browser.InputEvent{Kind: browser.InputMouse, Type: typ, X: x, Y: y,
+				Button: "left", Buttons: buttons, ClickCount: count}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := a.BrowserInput("btab_app", browser.InputEvent{Kind: browser.InputMouse, Type: "mouseMoved", X: 60, Y: 30}); err != nil {
+		t.Fatal(err)
+	}
+	click(60, 30, 1)
+	waitEval(t, tab, "document.title", "clicked")
+	click(60, 30, 1)
+	click(60, 30, 2)
+	waitEval(t, tab, "document.title", "double")
+
+	// Keys and pasted text land in the focused input.
+	click(100, 95, 1)
+	waitEval(t, tab, "document.activeElement.id", "i")
+	for _, ev := range []browser.InputEvent{
+		{Kind: browser.InputKey, Type: "keyDown", Key: "H", Code: "KeyH", KeyCode: 72, Text: "H", Modifiers: 8},
+		{Kind: browser.InputKey, Type: "keyUp", Key: "H", Code: "KeyH", KeyCode: 72, Modifiers: 8},
+		{Kind: browser.InputText, Text: "ey there"},
+		{Kind: browser.InputKey, Type: "keyDown", Key: "Backspace", Code: "Backspace", KeyCode: 8},
+		{Kind: browser.InputKey, Type: "keyUp", Key: "Backspace", Code: "Backspace", KeyCode: 8},
+	} {
+		if err := a.BrowserInput("btab_app", ev); err != nil {
+			t.Fatalf("%+v: %v", ev, err)
+		}
+	}
+	waitEval(t, tab, "document.getElementById('i').value", "Hey ther")
+
+	// The wheel scrolls the page (vertically only, as a mouse wheel does:
+	// deltaX is 0, and CDP wants both deltas).
+	if err := a.BrowserInput("btab_app", browser.InputEvent{Kind: browser.InputWheel, X: 300, Y: 300, DeltaY: 400}); err != nil {
+		t.Fatalf("a vertical wheel: %v", err)
+	}
+	waitEval(t, tab, "scrollY > 0", "true")
+
+	if err := a.BrowserStop("btab_app"); err != nil {
+		t.Errorf("BrowserStop = %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/frontend"
@@ -76,7 +78,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 // closes or ctx ends. It does not close inst.
 func Run(ctx context.Context, inst *instance.Instance) error {
 	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger()),
-		WithGitWatch(inst.GitWatch())))
+		WithGitWatch(inst.GitWatch()), WithBrowser(inst.Browser())))
 }
 
 // quitRetry is how often Run asks Wails again to quit after ctx ended: a
@@ -122,6 +124,16 @@ func run(ctx context.Context, a *App) error {
 		// ~195 MB PSS instead of ~110 MB. The web process inherits this.
 		_ = os.Setenv("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
 	}
+	// Bulk data is pulled through the asset server, never pushed as events:
+	// the live browser view's frames are served under browser.FramePath.
+	// (The `-tags dev` server routes GETs it has no file for to this handler
+	// as well, so the e2e tests in a plain browser get the same frames.)
+	assets := &assetserver.Options{Assets: frontend.Assets}
+	if a.browser != nil {
+		mux := http.NewServeMux()
+		mux.Handle(browser.FramePath, a.browser.FrameHandler())
+		assets.Handler = mux
+	}
 	return wails.Run(&options.App{
 		Title:            "meith",
 		Width:            1280,
@@ -129,7 +141,7 @@ func run(ctx context.Context, a *App) error {
 		MinWidth:         640,
 		MinHeight:        400,
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 23, A: 255},
-		AssetServer:      &assetserver.Options{Assets: frontend.Assets},
+		AssetServer:      assets,
 		// Passing the methods themselves (not closures) also keeps Wails
 		// from binding them to JavaScript.
 		OnStartup:     a.Startup,

@@ -50,14 +50,23 @@ class Client {
   close() { this.conn.end(); }
 }
 
+// steps collects per-step times of meith's flow (the tool calls).
+const steps = {};
+const step = async (name, f) => {
+  const t0 = performance.now();
+  const v = await f();
+  (steps[name] ||= []).push(performance.now() - t0);
+  return v;
+};
+
 async function meithFlow(c) {
-  const tab = await c.call('open_browser_tab', { url: pageURL });
-  const st = await c.call('get_browser_state', { tabId: tab.id });
+  const tab = await step('open_browser_tab', () => c.call('open_browser_tab', { url: pageURL }));
+  const st = await step('get_browser_state', () => c.call('get_browser_state', { tabId: tab.id }));
   const btn = st.elements.find((e) => e.text === 'Click me');
-  await c.call('click_element', { tabId: tab.id, elementId: btn.id });
-  const shot = await c.call('take_screenshot', { tabId: tab.id });
+  await step('click_element', () => c.call('click_element', { tabId: tab.id, elementId: btn.id }));
+  const shot = await step('take_screenshot', () => c.call('take_screenshot', { tabId: tab.id }));
   if (!fs.existsSync(shot.path)) throw new Error('no screenshot file');
-  await c.call('close_browser_tab', { tabId: tab.id });
+  await step('close_browser_tab', () => c.call('close_browser_tab', { tabId: tab.id }));
 }
 
 async function playwrightFlow(browser, i) {
@@ -94,4 +103,5 @@ console.log(`browser flow (open tab at a local page, click, screenshot, close), 
 console.log(`                    median      p90     cold (incl. browser start)`);
 console.log(`meith (socket)    ${f(median(m))} ms ${f(p90(m))} ms ${f(coldMeith)} ms`);
 console.log(`playwright-core   ${f(median(p))} ms ${f(p90(p))} ms ${f(coldPW)} ms`);
+console.log(`meith steps (median): ${Object.entries(steps).map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`).join(', ')}`);
 console.log(`ratio meith/playwright: median ${(median(m) / median(p)).toFixed(2)}×, cold ${(coldMeith / coldPW).toFixed(2)}×  (goal ≤ 1.0×)`);

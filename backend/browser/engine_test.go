@@ -497,6 +497,22 @@ func TestLiveView(t *testing.T) {
 		t.Errorf("document.title after a key = %q", got)
 	}
 	waitTitle(t, tab, "key:q")
+	// The wheel scrolls, also with a zero deltaX.
+	tab.SetViewport(ctx, Viewport{Width: 800, Height: 600}, 1)
+	evalMain[bool](ctx, tab, "document.body.style.height = '5000px'; true")
+	if err := tab.Input(ctx, InputEvent{Kind: InputWheel, X: 100, Y: 100, DeltaY: 300}); err != nil {
+		t.Fatal(err)
+	}
+	scrolled := 0.0
+	for range 50 {
+		if scrolled, _ = evalMain[float64](ctx, tab, "scrollY"); scrolled > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if scrolled <= 0 {
+		t.Error("the wheel did not scroll the page")
+	}
 	if err := tab.Input(ctx, InputEvent{Kind: "bogus"}); err == nil {
 		t.Error("an unknown input kind was accepted")
 	}

@@ -346,7 +346,8 @@ func (m *Manager) harden(ctx context.Context, id cdp.BrowserContextID) {
 }
 
 // Open creates a live tab and navigates it to spec.URL, waiting for the load
-// (bounded by ctx and a few seconds). Opening an id that is live returns it.
+// (bounded by ctx and a few seconds). Opening an id that is live returns it
+// as it is.
 func (m *Manager) Open(ctx context.Context, spec Spec) (*Tab, error) {
 	if spec.ID == "" || spec.ContextKey == "" {
 		return nil, errors.New("browser: open needs an id and a context key")
@@ -356,19 +357,15 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (*Tab, error) {
 		return nil, err
 	}
 	t, fresh, err := m.attach(ctx, spec.ID, spec.ContextKey, "")
-	if err != nil {
-		return nil, err
+	if err != nil || !fresh {
+		return t, err
 	}
-	if fresh || t.Info().URL != url {
-		if _, err := t.Navigate(ctx, url); err != nil {
-			return t, err
-		}
+	if _, err := t.Navigate(ctx, url); err != nil {
+		return t, err
 	}
-	if fresh {
-		// The new target's about:blank is not a page to go back to.
-		if _, err := cdp.Call(ctx, t.target, page.ResetNavigationHistory, cdp.Empty{}); err == nil {
-			t.refreshInfo(ctx)
-		}
+	// The new target's about:blank is not a page to go back to.
+	if _, err := cdp.Call(ctx, t.target, page.ResetNavigationHistory, cdp.Empty{}); err == nil {
+		t.refreshInfo(ctx)
 	}
 	return t, nil
 }

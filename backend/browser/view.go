@@ -261,9 +261,12 @@ func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
 			Type: typ, X: ev.X, Y: ev.Y, Button: btn, Buttons: int64(ev.Buttons), ClickCount: int64(ev.ClickCount), Modifiers: int64(ev.Modifiers),
 		})
 	case InputWheel:
-		_, err = cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
-			Type: input.DispatchMouseEventTypeMouseWheel, X: ev.X, Y: ev.Y, DeltaX: ev.DeltaX, DeltaY: ev.DeltaY, Modifiers: int64(ev.Modifiers),
-		})
+		// Chrome wants both deltas even when one is zero, which the typed
+		// params would leave out.
+		err = t.target.Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
+			"type": input.DispatchMouseEventTypeMouseWheel, "x": ev.X, "y": ev.Y,
+			"deltaX": ev.DeltaX, "deltaY": ev.DeltaY, "modifiers": ev.Modifiers,
+		}, nil)
 	case InputKey:
 		err = t.dispatchKey(ctx, ev)
 	case InputText:
@@ -312,6 +315,15 @@ func (t *Tab) dispatchKey(ctx context.Context, ev InputEvent) error {
 	return err
 }
 
+// known reports whether id names a tab record (live or not).
+func (m *Manager) known(id string) bool {
+	if m.opts.Lookup == nil {
+		return false
+	}
+	_, ok := m.opts.Lookup(id)
+	return ok
+}
+
 // FrameHandler serves the live views' frames to the window:
 // GET FramePath+"<tabId>?after=<seq>" answers the first frame newer than
 // seq as image/jpeg with X-Meith-Frame-Seq, -Width, -Height and
@@ -356,6 +368,9 @@ func (m *Manager) FrameHandler() http.Handler {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			w.WriteHeader(http.StatusNoContent)
+			return
+		case err != nil && t.dead() && m.Peek(id) == nil && !m.known(id):
+			http.Error(w, "the tab was closed", http.StatusNotFound)
 			return
 		case err != nil:
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

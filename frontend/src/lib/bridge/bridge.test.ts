@@ -15,6 +15,9 @@ function fakeHost() {
     PendingApprovals: vi.fn(async () => null),
     DecideApproval: vi.fn(async (_id: string, _d: string) => {}),
     OpenFolderDialog: vi.fn(async (_title: string) => '/home/me/project'),
+    BrowserInput: vi.fn(async (_tabId: string, _ev: unknown) => {}),
+    BrowserViewport: vi.fn(async (_tabId: string, _w: number, _h: number, _s: number) => {}),
+    BrowserStop: vi.fn(async (_tabId: string) => {}),
   } satisfies BoundApp;
   const runtime = {
     EventsOn: vi.fn((name: string, cb: (...data: unknown[]) => void) => {
@@ -90,6 +93,20 @@ describe('bound methods', () => {
     await expect(b.openFolderDialog()).resolves.toBe(''); // cancelled
     f.app.OpenFolderDialog.mockRejectedValueOnce('TOOL_FAILED: folder dialog: no display');
     await expect(b.openFolderDialog()).rejects.toMatchObject({ code: 'TOOL_FAILED', message: 'folder dialog: no display' });
+  });
+
+  it('passes live-view inputs, viewports and stops to the bound methods, with typed errors', async () => {
+    const f = fakeHost();
+    const b = createBridge(() => f.host);
+    const ev = { kind: 'mouse', type: 'mousePressed', x: 10, y: 20, button: 'left', buttons: 1, clickCount: 1 } as const;
+    await b.browserInput('btab_1', ev);
+    expect(f.app.BrowserInput).toHaveBeenCalledWith('btab_1', ev);
+    await b.browserViewport('btab_1', 800, 600, 2);
+    expect(f.app.BrowserViewport).toHaveBeenCalledWith('btab_1', 800, 600, 2);
+    await b.browserStop('btab_1');
+    expect(f.app.BrowserStop).toHaveBeenCalledWith('btab_1');
+    f.app.BrowserInput.mockRejectedValueOnce('VALIDATION_ERROR: there is no browser tab "btab_x" (was it closed?)');
+    await expect(b.browserInput('btab_x', ev)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('returns [] for a null slice from Go', async () => {

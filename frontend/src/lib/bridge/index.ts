@@ -12,6 +12,7 @@ import {
   Topics,
   type ApprovalDecision,
   type ApprovalRequest,
+  type BrowserInputEvent,
   type ClientInfo,
   type ToolDescriptor,
   type ToolEvent,
@@ -44,6 +45,12 @@ export interface Bridge {
   decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
   /** Shows the native folder picker; resolves with the folder, or '' when the user cancels. */
   openFolderDialog(title?: string): Promise<string>;
+  /** Sends one input of a browser tab's live view to its page. */
+  browserInput(tabId: string, ev: BrowserInputEvent): Promise<void>;
+  /** Lays a browser tab's page out for a view of width×height CSS pixels at a device scale. */
+  browserViewport(tabId: string, width: number, height: number, scale: number): Promise<void>;
+  /** Stops the loading of a browser tab's page. */
+  browserStop(tabId: string): Promise<void>;
   /** Listens to a Go-side event; returns the unsubscribe function. */
   subscribe<T = unknown>(topic: string, fn: (payload: T) => void): () => void;
 }
@@ -198,6 +205,21 @@ export function createBridge(host: HostSource = windowHost): Bridge {
       return (await invoke(() => app.OpenFolderDialog(title))) ?? '';
     },
 
+    async browserInput(tabId: string, ev: BrowserInputEvent) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.BrowserInput(tabId, ev));
+    },
+
+    async browserViewport(tabId: string, width: number, height: number, scale: number) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.BrowserViewport(tabId, width, height, scale));
+    },
+
+    async browserStop(tabId: string) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.BrowserStop(tabId));
+    },
+
     subscribe<T = unknown>(topic: string, fn: (payload: T) => void) {
       const off = wailsRuntime(host).EventsOn(topic, (payload) => fn(payload as T));
       return typeof off === 'function' ? off : () => {};
@@ -213,4 +235,7 @@ export const listTools = bridge.listTools.bind(bridge);
 export const pendingApprovals = bridge.pendingApprovals.bind(bridge);
 export const decideApproval = bridge.decideApproval.bind(bridge);
 export const openFolderDialog = bridge.openFolderDialog.bind(bridge);
+export const browserInput = bridge.browserInput.bind(bridge);
+export const browserViewport = bridge.browserViewport.bind(bridge);
+export const browserStop = bridge.browserStop.bind(bridge);
 export const subscribe = bridge.subscribe.bind(bridge) as Bridge['subscribe'];

@@ -182,6 +182,9 @@ export interface WorkspaceTab {
   createdAt: number;
 }
 
+/** Load states of a browser tab's page (backend/browser LoadLoading…). */
+export type BrowserLoadState = 'loading' | 'complete' | 'failed';
+
 export interface BrowserTab {
   id: string;
   spaceId: string;
@@ -189,6 +192,38 @@ export interface BrowserTab {
   title: string;
   active: boolean;
   pane: Pane;
+  /** The page's icon (an http(s) or data: URL); absent when it has none. */
+  favicon?: string;
+  loadState?: BrowserLoadState;
+  canGoBack?: boolean;
+  canGoForward?: boolean;
+  /** The automation owner (browser_use_start), or null. */
+  ownerId?: string | null;
+  mode?: 'web' | 'plugin';
+  /** Why the last navigation failed (loadState "failed"). */
+  errorText?: string;
+}
+
+/**
+ * One user input of a browser tab's live view, in the page's CSS pixels
+ * (backend/browser InputEvent). Modifiers: Alt=1, Ctrl=2, Meta=4, Shift=8.
+ */
+export interface BrowserInputEvent {
+  kind: 'mouse' | 'wheel' | 'key' | 'text';
+  /** mouse: mousePressed | mouseReleased | mouseMoved; key: keyDown | keyUp. */
+  type?: 'mousePressed' | 'mouseReleased' | 'mouseMoved' | 'keyDown' | 'keyUp';
+  x?: number;
+  y?: number;
+  button?: 'none' | 'left' | 'middle' | 'right';
+  buttons?: number;
+  clickCount?: number;
+  deltaX?: number;
+  deltaY?: number;
+  modifiers?: number;
+  key?: string;
+  code?: string;
+  text?: string;
+  keyCode?: number;
 }
 
 export type PackageManager = 'unknown' | 'npm' | 'pnpm' | 'yarn' | 'bun';

@@ -10,6 +10,7 @@
 import { BridgeError } from './errors';
 import type {
   ApprovalRequest,
+  BrowserInputEvent,
   ClientInfo,
   ToolDescriptor,
 } from './types';
@@ -22,6 +23,9 @@ export interface BoundApp {
   PendingApprovals(): Promise<ApprovalRequest[] | null>;
   DecideApproval(id: string, decision: string): Promise<void>;
   OpenFolderDialog(title: string): Promise<string>;
+  BrowserInput(tabId: string, ev: BrowserInputEvent): Promise<void>;
+  BrowserViewport(tabId: string, width: number, height: number, scale: number): Promise<void>;
+  BrowserStop(tabId: string): Promise<void>;
 }
 
 /** The part of the Wails runtime the bridge uses. */

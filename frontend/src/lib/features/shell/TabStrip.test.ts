@@ -62,16 +62,39 @@ describe('TabStrip', () => {
     expect(tabs().map((t) => t.getAttribute('aria-selected'))).toEqual(['false', 'true', 'false']);
   });
 
-  it('offers no close button for browser tabs until close_browser_tab exists', async () => {
+  it('closes browser tabs with close_browser_tab', async () => {
     await render();
     const closes = () => [...document.querySelectorAll('button[aria-label^="Close "]')].map((b) => b.getAttribute('aria-label'));
-    expect(closes()).toEqual(['Close Editor', 'Close Shell']);
-    unmount(app!);
-    fake.tools = ['close_browser_tab'];
-    await tools.refresh();
-    document.body.innerHTML = '';
-    await render();
     expect(closes()).toEqual(['Close Shop', 'Close Editor', 'Close Shell']);
+    (document.querySelector('button[aria-label="Close Shop"]') as HTMLButtonElement).click();
+    await settle();
+    expect(used().map((c) => [c.tool, c.args])).toEqual([['close_browser_tab', { tabId: 'btab_1' }]]);
+  });
+
+  it('shows a browser tab\'s favicon, a glyph when it fails or is unusable, and a spinner while loading', async () => {
+    const b = (id: string, over: Partial<BrowserTab>): PaneItem => ({ ...btab, id, title: id, tab: { ...(btab.tab as BrowserTab), id, ...over } });
+    const list = [
+      b('icon', { favicon: 'http://127.0.0.1:5173/favicon.png', loadState: 'complete' }),
+      b('loading', { favicon: 'http://127.0.0.1:5173/favicon.png', loadState: 'loading' }),
+      b('none', { loadState: 'complete' }),
+      b('unsafe', { favicon: 'javascript:alert(1)', loadState: 'complete' }),
+    ];
+    app = mount(TabStrip, { target: document.body, props: { pane: 'primary', items: list, shownId: 'icon' } });
+    await settle();
+    const shape = () =>
+      tabs().map((t) => (t.querySelector('img.favicon') ? `img:${t.querySelector('img')!.getAttribute('src')}` : t.querySelector('[aria-label="Loading"]') ? 'spinner' : t.querySelector('.icon')?.textContent));
+    expect(shape()).toEqual(['img:http://127.0.0.1:5173/favicon.png', 'spinner', '◍', '◍']);
+    tabs()[0].querySelector('img')!.dispatchEvent(new Event('error'));
+    await settle();
+    expect(shape()).toEqual(['◍', 'spinner', '◍', '◍']);
+  });
+
+  it('opens a browser tab from the strip of the pane that can hold them', async () => {
+    await render();
+    (document.querySelector('button[aria-label="New browser tab"]') as HTMLButtonElement).click();
+    await settle();
+    expect(used().map((c) => c.tool)).toEqual(['open_browser_tab']);
+    expect(used()[0].args).toEqual({ url: 'about:blank' });
   });
 
   it('shows, closes and moves tabs through tools', async () => {

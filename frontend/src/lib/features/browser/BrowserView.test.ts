@@ -1,0 +1,197 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import type { BrowserInputEvent, BrowserTab } from '../../bridge';
+
+// The bridge stand-in records tool calls and bound-method calls.
+const fake = vi.hoisted(() => ({
+  calls: [] as { tool: string; args: Record<string, unknown> }[],
+  inputs: [] as { tabId: string; ev: BrowserInputEvent }[],
+  stops: [] as string[],
+  viewports: [] as unknown[][],
+}));
+vi.mock('../../bridge', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../bridge')>();
+  return {
+    ...real,
+    call: vi.fn(async (tool: string, args: Record<string, unknown> = {}) => {
+      fake.calls.push({ tool, args });
+      if (tool === 'app_get_state') return { ok: false, error: { code: 'TOOL_FAILED', message: 'not here' } };
+      return { ok: true, content: { id: String(args.tabId ?? 'btab_new'), url: String(args.url ?? '') } };
+    }),
+    browserInput: vi.fn(async (tabId: string, ev: BrowserInputEvent) => void fake.inputs.push({ tabId, ev })),
+    browserStop: vi.fn(async (tabId: string) => void fake.stops.push(tabId)),
+    browserViewport: vi.fn(async (...a: unknown[]) => void fake.viewports.push(a)),
+    listTools: vi.fn(async () => []),
+    subscribe: vi.fn(() => () => {}),
+  };
+});
+
+const { default: BrowserView } = await import('./BrowserView.svelte');
+const { default: AddressBar } = await import('./AddressBar.svelte');
+const { browser } = await import('../../stores/browser.svelte');
+
+const tab = (over: Partial<BrowserTab> = {}): BrowserTab => ({
+  id: 'btab_1', spaceId: 's', url: 'https://example.com/', title: 'Example', active: true, pane: 'primary',
+  loadState: 'complete', canGoBack: true, canGoForward: false, favicon: '', ownerId: null, mode: 'web', ...over,
+});
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  flushSync();
+};
+const byLabel = (label: string) => document.querySelector(`[aria-label="${label}"]`) as HTMLElement | null;
+const used = () => fake.calls.filter((c) => c.tool !== 'app_get_state').map((c) => [c.tool, c.args]);
+const key = (el: Element, type: 'keydown' | 'keyup', init: KeyboardEventInit) => {
+  const e = new KeyboardEvent(type, { bubbles: true, cancelable: true, ...init });
+  el.dispatchEvent(e);
+  return e;
+};
+const type = (input: HTMLInputElement, text: string) => {
+  input.value = text;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+};
+
+let app: ReturnType<typeof mount> | undefined;
+beforeEach(() => {
+  fake.calls = [];
+  fake.inputs = [];
+  fake.stops = [];
+  fake.viewports = [];
+  document.body.innerHTML = '';
+  // The frame puller's requests never answer here (the e2e tests pull real frames).
+  vi.stubGlobal('fetch', (_url: string, init: RequestInit) =>
+    new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
+  );
+});
+afterEach(() => {
+  if (app) unmount(app);
+  app = undefined;
+  vi.unstubAllGlobals();
+});
+
+describe('BrowserView toolbar', () => {
+  it('goes back, forward only when it can, reloads, and shows the lock for https', async () => {
+    app = mount(BrowserView, { target: document.body, props: { tab: tab() } });
+    await settle();
+    expect((byLabel('Back') as HTMLButtonElement).disabled).toBe(false);
+    expect((byLabel('Forward') as HTMLButtonElement).disabled).toBe(true);
+    expect(document.querySelector('.address.secure')).not.toBeNull();
+    byLabel('Back')!.click();
+    byLabel('Reload')!.click();
+    await settle();
+    expect(used()).toEqual([
+      ['go_back', { tabId: 'btab_1' }],
+      ['refresh', { tabId: 'btab_1' }],
+    ]);
+  });
+
+  it('turns reload into stop while loading, with a progress bar', async () => {
+    app = mount(BrowserView, { target: document.body, props: { tab: tab({ loadState: 'loading', url: 'http://localhost:3000/' }) } });
+    await settle();
+    expect(byLabel('Reload')).toBeNull();
+    expect(document.querySelector('.progress.on')).not.toBeNull();
+    expect(document.querySelector('.address.secure')).toBeNull(); // no lock for http
+    byLabel('Stop loading')!.click();
+    await settle();
+    expect(fake.stops).toEqual(['btab_1']);
+  });
+
+  it('shows why a page failed in a page-like panel, with a way to try again', async () => {
+    app = mount(BrowserView, {
+      target: document.body,
+      props: { tab: tab({ loadState: 'failed', url: 'http://127.0.0.1:9/', errorText: 'net::ERR_CONNECTION_REFUSED' }) },
+    });
+    await settle();
+    const panel = document.querySelector('[role="alert"]')!;
+    expect(panel.textContent).toContain('This page could not be loaded');
+    expect(panel.textContent).toContain('net::ERR_CONNECTION_REFUSED');
+    (panel.querySelector('button') as HTMLButtonElement).click();
+    await settle();
+    expect(used()).toEqual([['refresh', { tabId: 'btab_1' }]]);
+  });
+
+  it('navigates to what was typed on Enter (the backend normalizes it)', async () => {
+    app = mount(BrowserView, { target: document.body, props: { tab: tab() } });
+    await settle();
+    const input = byLabel('Address') as HTMLInputElement;
+    input.focus();
+    type(input, '  localhost:3000 ');
+    key(input, 'keydown', { key: 'Enter' });
+    await settle();
+    expect(used()).toEqual([['navigate', { tabId: 'btab_1', url: 'localhost:3000' }]]);
+  });
+
+  it('focuses the address bar of a new tab once', async () => {
+    browser.focusAddressOf = 'btab_1';
+    app = mount(BrowserView, { target: document.body, props: { tab: tab({ url: 'about:blank', title: '' }) } });
+    await settle();
+    const input = byLabel('Address') as HTMLInputElement;
+    expect(document.activeElement).toBe(input);
+    expect(input.value).toBe(''); // about:blank shows as an empty field
+    expect(browser.focusAddressOf).toBe('');
+  });
+});
+
+describe('BrowserView keyboard', () => {
+  it('sends keys to the page in order, but leaves meith shortcuts and paste keys to the app', async () => {
+    app = mount(BrowserView, { target: document.body, props: { tab: tab() } });
+    await settle();
+    const canvas = document.querySelector('canvas')!;
+    const down = key(canvas, 'keydown', { key: 'h', code: 'KeyH', keyCode: 72 });
+    key(canvas, 'keyup', { key: 'h', code: 'KeyH', keyCode: 72 });
+    key(canvas, 'keydown', { key: 'Enter', code: 'Enter', keyCode: 13 });
+    const ctrlT = key(canvas, 'keydown', { key: 't', code: 'KeyT', ctrlKey: true });
+    const ctrlV = key(canvas, 'keydown', { key: 'v', code: 'KeyV', ctrlKey: true });
+    const paste = new Event('paste', { bubbles: true, cancelable: true }) as ClipboardEvent;
+    Object.defineProperty(paste, 'clipboardData', { value: { getData: (t: string) => (t === 'text/plain' ? 'pasted text' : '') } });
+    canvas.dispatchEvent(paste);
+    await settle();
+    expect(down.defaultPrevented).toBe(true);
+    expect(ctrlT.defaultPrevented).toBe(false);
+    expect(ctrlV.defaultPrevented).toBe(false);
+    expect(fake.inputs.map((i) => [i.tabId, i.ev])).toEqual([
+      ['btab_1', { kind: 'key', type: 'keyDown', key: 'h', code: 'KeyH', keyCode: 72, modifiers: 0, text: 'h' }],
+      ['btab_1', { kind: 'key', type: 'keyUp', key: 'h', code: 'KeyH', keyCode: 72, modifiers: 0 }],
+      ['btab_1', { kind: 'key', type: 'keyDown', key: 'Enter', code: 'Enter', keyCode: 13, modifiers: 0, text: '\r' }],
+      ['btab_1', { kind: 'text', text: 'pasted text' }],
+    ]);
+  });
+});
+
+describe('AddressBar', () => {
+  it('selects all on focus, restores the URL on Escape, and blurs on a second Escape', async () => {
+    const navigated: string[] = [];
+    app = mount(AddressBar, { target: document.body, props: { url: 'https://example.com/a', onnavigate: (t: string) => navigated.push(t) } });
+    await settle();
+    const input = byLabel('Address') as HTMLInputElement;
+    expect(input.value).toBe('https://example.com/a');
+    input.focus();
+    await settle();
+    expect([input.selectionStart, input.selectionEnd]).toEqual([0, input.value.length]);
+    type(input, 'exam');
+    await settle();
+    expect(input.value).toBe('exam');
+    key(input, 'keydown', { key: 'Escape' });
+    await settle();
+    expect(input.value).toBe('https://example.com/a');
+    expect(document.activeElement).toBe(input);
+    key(input, 'keydown', { key: 'Escape' });
+    await settle();
+    expect(document.activeElement).not.toBe(input);
+    expect(navigated).toEqual([]);
+  });
+
+  it('ignores Enter on an empty field', async () => {
+    const navigated: string[] = [];
+    app = mount(AddressBar, { target: document.body, props: { url: 'about:blank', onnavigate: (t: string) => navigated.push(t) } });
+    await settle();
+    const input = byLabel('Address') as HTMLInputElement;
+    input.focus();
+    type(input, '   ');
+    key(input, 'keydown', { key: 'Enter' });
+    type(input, 'example.com');
+    key(input, 'keydown', { key: 'Enter' });
+    expect(navigated).toEqual(['example.com']);
+  });
+});
