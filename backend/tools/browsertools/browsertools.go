@@ -518,6 +518,15 @@ func (t *tools) open(ctx context.Context, call *registry.Call, in OpenInput) (st
 	if err != nil {
 		return state.BrowserTab{}, err
 	}
+	if url == "about:blank" {
+		// A blank tab (Ctrl+T) needs no page yet: the record is the tab,
+		// and its page opens when the view or a tool first needs it, so
+		// the address bar takes typing at once even while Chromium starts.
+		return t.updateTab(rec.ID, func(_ *state.State, b *state.BrowserTab) error {
+			b.LoadState = browser.LoadComplete
+			return nil
+		})
+	}
 	tab, err := t.d.Browser.Open(ctx, browser.Spec{ID: rec.ID, ContextKey: rec.ContextKey, URL: url})
 	if err != nil {
 		// No page, no tab: drop the record (and whatever the engine got

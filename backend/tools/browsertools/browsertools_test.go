@@ -109,6 +109,18 @@ func TestBrowserTools(t *testing.T) {
 			t.Errorf("a page that cannot load: %+v, want loadState failed with errorText", failed)
 		}
 		c.ok(renderer, "close_browser_tab", map[string]any{"tabId": failed.ID}, nil)
+		// A blank tab (Ctrl+T) is a record at once; its page opens when
+		// something first needs it.
+		var blank state.BrowserTab
+		c.ok(renderer, "open_browser_tab", map[string]any{"url": "about:blank"}, &blank)
+		if blank.URL != "about:blank" || blank.LoadState != browser.LoadComplete || inst.Browser().Peek(blank.ID) != nil {
+			t.Errorf("blank tab: %+v (live: %v), want a record without a page yet", blank, inst.Browser().Peek(blank.ID) != nil)
+		}
+		c.ok(renderer, "navigate", map[string]any{"tabId": blank.ID, "url": url("/b")}, &blank)
+		if blank.Title != "Page B" || inst.Browser().Peek(blank.ID) == nil {
+			t.Errorf("navigate from a blank tab: %+v", blank)
+		}
+		c.ok(renderer, "close_browser_tab", map[string]any{"tabId": blank.ID}, nil)
 		c.ok(renderer, "focus_browser_tab", map[string]any{"tabId": tabA.ID}, nil)
 	})
 
