@@ -459,7 +459,8 @@ func TestLiveView(t *testing.T) {
 	m := manager(t)
 	srv := pageServer(t)
 	tab := open(t, m, "space:view", srv.URL+"/paint")
-	ctx := ctxT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	f, err := tab.NextFrame(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -532,6 +533,32 @@ func TestLiveView(t *testing.T) {
 	if f.Width != 640 || f.Height != 400 {
 		t.Errorf("frame after resize %dx%d, want 640x400", f.Width, f.Height)
 	}
+	// At scale 1 the window takes the size (no emulation); another scale
+	// is emulated.
+	if got, _ := evalMain[[]float64](ctx, tab, "[innerWidth, innerHeight, devicePixelRatio]"); len(got) != 3 || got[0] != 640 || got[1] != 400 || got[2] != 1 {
+		t.Errorf("page viewport %v, want [640 400 1]", got)
+	}
+	if tab.emulated {
+		t.Error("a scale-1 viewport is emulated; want the window resized")
+	}
+	if err := tab.SetViewport(ctx, Viewport{Width: 500, Height: 300}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := evalMain[[]float64](ctx, tab, "[innerWidth, innerHeight, devicePixelRatio]"); len(got) != 3 || got[0] != 500 || got[2] != 2 {
+		t.Errorf("page viewport at scale 2: %v, want [500 300 2]", got)
+	}
+	for i := 0; i < 20 && f.Width != 1000; i++ {
+		if f, err = tab.NextFrame(ctx, seq); err != nil {
+			t.Fatal(err)
+		}
+		seq = f.Seq
+	}
+	if f.Width != 1000 || f.DeviceWidth != 500 {
+		t.Errorf("frame at scale 2: %dx%d device %v, want 1000 wide for a 500 px page", f.Width, f.Height, f.DeviceWidth)
+	}
+	if err := tab.SetViewport(ctx, Viewport{Width: 640, Height: 400}, 1); err != nil {
+		t.Fatal(err)
+	}
 	if err := tab.SetViewport(ctx, Viewport{Width: 10, Height: 10}, 1); err == nil {
 		t.Error("a 10x10 viewport was accepted")
 	}
@@ -539,12 +566,20 @@ func TestLiveView(t *testing.T) {
 	// Over HTTP.
 	h := httptest.NewServer(m.FrameHandler())
 	defer h.Close()
-	resp, err := http.Get(h.URL + FramePath + tab.ID() + "?after=0")
-	if err != nil {
-		t.Fatal(err)
+	var resp *http.Response
+	var body []byte
+	after := "0"
+	for range 10 { // frames of the previous size may still be in flight
+		if resp, err = http.Get(h.URL + FramePath + tab.ID() + "?after=" + after); err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.Header.Get("X-Meith-Device-Width") == "640" {
+			break
+		}
+		after = resp.Header.Get("X-Meith-Frame-Seq")
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" || resp.Header.Get("X-Meith-Device-Width") != "640" {
 		t.Fatalf("frame over HTTP: %d %v", resp.StatusCode, resp.Header)
 	}

@@ -103,6 +103,10 @@ type Manager struct {
 	downloads  map[string]*pendingDownload
 	closed     bool
 	adoptingWG sync.WaitGroup
+	// frame is the part of a tab's window that is not viewport, once
+	// measured (frameKnown).
+	frame      Viewport
+	frameKnown bool
 }
 
 // session is one run of Chromium.
@@ -253,6 +257,32 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 	return run, nil
 }
 
+// browserSession returns the running browser's session, or nil.
+func (m *Manager) browserSession() *chromedp.Browser {
+	m.mu.Lock()
+	run := m.run
+	m.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	if c := chromedp.FromContext(run.ctx); c != nil {
+		return c.Browser
+	}
+	return nil
+}
+
+func (m *Manager) windowFrame() (Viewport, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.frame, m.frameKnown
+}
+
+func (m *Manager) setWindowFrame(f Viewport) {
+	m.mu.Lock()
+	m.frame, m.frameKnown = f, true
+	m.mu.Unlock()
+}
+
 // removeStaleProfiles removes the profile folders of earlier runs whose
 // process is gone (a crash leaves them behind).
 func removeStaleProfiles(dir string) {
@@ -278,6 +308,7 @@ func (m *Manager) forgetLocked() {
 	m.tabs = map[string]*Tab{}
 	m.byTarget = map[target.ID]*Tab{}
 	m.contexts = map[string]cdp.BrowserContextID{}
+	m.frameKnown = false
 	if m.run != nil && m.run.profileDir != "" {
 		os.RemoveAll(m.run.profileDir)
 	}

@@ -60,6 +60,7 @@ type Tab struct {
 	info      PageInfo
 	viewport  Viewport
 	scale     float64
+	emulated  bool                       // the viewport is emulated device metrics
 	world     runtime.ExecutionContextID // the isolated world of the main frame, 0 unknown
 	worldUID  string                     // its unique id
 	loadWaits []chan struct{}
@@ -68,8 +69,9 @@ type Tab struct {
 	network   ring[NetworkEntry]
 	requests  map[network.RequestID]int // request id → sequence in the network ring
 
-	changed chan struct{} // info changed: the loop calls OnChange
-	refresh chan struct{} // navigation settled: the loop re-reads history and favicon
+	changed  chan struct{} // info changed: the loop calls OnChange
+	castMode chan struct{} // the screencast should send motion frames
+	refresh  chan struct{} // navigation settled: the loop re-reads history and favicon
 
 	view view
 }
@@ -83,6 +85,7 @@ func newTab(m *Manager, id, key string) *Tab {
 		network:  newRing[NetworkEntry](NetworkRingSize),
 		requests: map[network.RequestID]int{},
 		changed:  make(chan struct{}, 1),
+		castMode: make(chan struct{}, 1),
 		refresh:  make(chan struct{}, 1),
 	}
 	t.view.init()
@@ -146,9 +149,7 @@ func (t *Tab) setup(ctx context.Context) error {
 		page.AddScriptToEvaluateOnNewDocumentParams{Source: titleWatchJS, WorldName: worldName}); err != nil {
 		return err
 	}
-	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(t.viewport.Width), Height: int64(t.viewport.Height), DeviceScaleFactor: t.scale,
-	}); err != nil {
+	if err := t.applyViewport(ctx, t.viewport, t.scale); err != nil {
 		return err
 	}
 	// Focus emulation keeps the page "focused" while it is not the
@@ -168,7 +169,7 @@ func (t *Tab) setup(ctx context.Context) error {
 // it re-reads history and favicon after navigations, reports changes, and
 // stops an unwatched screencast.
 func (t *Tab) loop() {
-	tick := time.NewTicker(500 * time.Millisecond)
+	tick := time.NewTicker(settleAfter / 2)
 	defer tick.Stop()
 	for {
 		select {
@@ -183,8 +184,11 @@ func (t *Tab) loop() {
 			if t.m.opts.OnChange != nil && !t.dead() {
 				t.m.opts.OnChange(t.id, t.Info())
 			}
+		case <-t.castMode:
+			t.view.castModeCheck(t)
 		case <-tick.C:
 			t.view.idleCheck(t)
+			t.view.castModeCheck(t)
 		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"image/jpeg"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
@@ -28,6 +30,20 @@ const (
 	// a still of the page stands in for its first frame (Chrome sends
 	// frames only when the page paints).
 	firstFrameWait = 300 * time.Millisecond
+	// motionScale and motionQuality shape the frames while a page animates:
+	// encoding is what bounds the frame rate on a machine without a GPU
+	// (1280×800 at quality 80 gives about 21 frames/s on 2 cores, 960×600
+	// about 36), so a moving page streams smaller frames and a page that
+	// settles gets one full-size frame again.
+	motionScale   = 0.75
+	motionQuality = 70
+	// motionAfter is how many frames in a row must come faster than
+	// motionInterval to switch to motion frames.
+	motionAfter    = 6
+	motionInterval = 100 * time.Millisecond
+	// settleAfter is how long a moving page must stay still before it gets
+	// a full-size frame again.
+	settleAfter = 250 * time.Millisecond
 	// FramePollWait is how long [Manager.FrameHandler] waits for a new
 	// frame before it answers 204.
 	FramePollWait = 2 * time.Second
@@ -47,6 +63,12 @@ type view struct {
 	casting  bool
 	lastPull time.Time
 	waiters  int
+	// motion says the screencast sends motion frames; fast counts frames
+	// in a row that came quickly; lastFrame is when the newest came.
+	motion    bool
+	fast      int
+	lastFrame time.Time
+	modeReq   bool // a switch to motion frames is asked for
 }
 
 func (v *view) init() { v.notify = make(chan struct{}) }
@@ -79,9 +101,51 @@ func (v *view) onFrame(t *Tab, e *page.EventScreencastFrame) {
 	}
 	if md := e.Metadata; md != nil {
 		f.DeviceWidth, f.DeviceHeight = md.DeviceWidth, md.DeviceHeight
+		// Under emulated device metrics the metadata counts device
+		// pixels; a view maps its pointer in CSS pixels.
+		t.mu.Lock()
+		if t.emulated && t.scale > 0 {
+			f.DeviceWidth, f.DeviceHeight = md.DeviceWidth/t.scale, md.DeviceHeight/t.scale
+		}
+		t.mu.Unlock()
 	}
+	v.mu.Lock()
+	if !v.lastFrame.IsZero() && f.At.Sub(v.lastFrame) < motionInterval {
+		v.fast++
+	} else {
+		v.fast = 0
+	}
+	v.lastFrame = f.At
+	if !v.motion && !v.modeReq && v.fast >= motionAfter {
+		v.modeReq = true
+		t.signal(t.castMode)
+	}
+	v.mu.Unlock()
 	v.publish(f)
 	go cdp.Call(t.ctx, t.target, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: e.SessionID})
+}
+
+// castModeCheck switches the screencast between full-size frames and
+// motion frames (the tab loop calls it).
+func (v *view) castModeCheck(t *Tab) {
+	v.mu.Lock()
+	toMotion := v.casting && v.modeReq && !v.motion
+	settled := v.casting && v.motion && time.Since(v.lastFrame) > settleAfter
+	v.modeReq = false
+	if toMotion {
+		v.motion = true
+	}
+	if settled {
+		v.motion, v.fast = false, 0
+	}
+	v.mu.Unlock()
+	if !toMotion && !settled {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+	defer cancel()
+	cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
+	t.startCast(ctx)
 }
 
 // startCast starts the screencast at the tab's viewport size.
@@ -90,6 +154,12 @@ func (t *Tab) startCast(ctx context.Context) error {
 	vp, scale := t.viewport, t.scale
 	t.mu.Unlock()
 	q := int64(frameQuality)
+	t.view.mu.Lock()
+	if t.view.motion {
+		scale *= motionScale
+		q = motionQuality
+	}
+	t.view.mu.Unlock()
 	_, err := cdp.Call(ctx, t.target, page.StartScreencast, page.StartScreencastParams{
 		Format: page.StartScreencastFormatJpeg, Quality: &q,
 		MaxWidth: int64(float64(vp.Width) * scale), MaxHeight: int64(float64(vp.Height) * scale), EveryNthFrame: 1,
@@ -102,10 +172,14 @@ func (t *Tab) startCast(ctx context.Context) error {
 	t.view.mu.Unlock()
 	go func() {
 		time.Sleep(firstFrameWait)
+		// No frame since the start, or only frames of the old size still
+		// in flight: a still of the page as it is now stands in.
 		t.view.mu.Lock()
-		silent := t.view.seq == before && t.view.casting
+		f := t.view.frame
+		stale := t.view.casting && (t.view.seq == before || f == nil ||
+			math.Abs(f.DeviceWidth-float64(vp.Width)) > 1 || math.Abs(f.DeviceHeight-float64(vp.Height)) > 1)
 		t.view.mu.Unlock()
-		if silent {
+		if stale {
 			t.stillFrame()
 		}
 	}()
@@ -117,17 +191,18 @@ func (t *Tab) stillFrame() {
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
 	q := int64(frameQuality)
+	vp, scale := t.Viewport()
 	res, err := cdp.Call(ctx, t.target, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
 	if err != nil {
 		return
 	}
-	f := &Frame{JPEG: res.Data, At: time.Now()}
+	if nvp, nscale := t.Viewport(); nvp != vp || nscale != scale {
+		return // resized meanwhile: the restarted screencast brings its own
+	}
+	f := &Frame{JPEG: res.Data, At: time.Now(), DeviceWidth: float64(vp.Width), DeviceHeight: float64(vp.Height)}
 	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data)); err == nil {
 		f.Width, f.Height = cfg.Width, cfg.Height
 	}
-	t.mu.Lock()
-	f.DeviceWidth, f.DeviceHeight = float64(t.viewport.Width), float64(t.viewport.Height)
-	t.mu.Unlock()
 	t.view.publish(f)
 }
 
@@ -136,7 +211,7 @@ func (v *view) idleCheck(t *Tab) {
 	v.mu.Lock()
 	stop := v.casting && v.waiters == 0 && time.Since(v.lastPull) > castIdle
 	if stop {
-		v.casting = false
+		v.casting, v.motion, v.fast = false, false, 0
 	}
 	v.mu.Unlock()
 	if stop {
@@ -219,9 +294,7 @@ func (t *Tab) SetViewport(ctx context.Context, vp Viewport, scale float64) error
 	if same {
 		return nil
 	}
-	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: scale,
-	}); err != nil {
+	if err := t.applyViewport(ctx, vp, scale); err != nil {
 		return t.fail("viewport", err)
 	}
 	t.mu.Lock()
@@ -234,6 +307,79 @@ func (t *Tab) SetViewport(ctx context.Context, vp Viewport, scale float64) error
 			return t.fail("viewport", err)
 		}
 	}
+	return nil
+}
+
+// applyViewport gives the page a viewport of vp CSS pixels. At scale 1 it
+// resizes the tab's (headless) window, which keeps Chromium's normal
+// rendering path: emulated device metrics cost about a third of the
+// screencast's frame rate. Another scale, or a window that does not take
+// the size, falls back to device-metrics emulation.
+func (t *Tab) applyViewport(ctx context.Context, vp Viewport, scale float64) error {
+	if scale == 1 {
+		err := t.resizeWindow(ctx, vp)
+		if err == nil {
+			t.mu.Lock()
+			emulated := t.emulated
+			t.emulated = false
+			t.mu.Unlock()
+			if emulated {
+				_, err = cdp.Call(ctx, t.target, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+			}
+			return err
+		}
+		t.m.logf("debug", "viewport by window size: %v; emulating it", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: scale,
+	}); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.emulated = true
+	t.mu.Unlock()
+	return nil
+}
+
+// resizeWindow sizes the tab's window so that its viewport is vp. The
+// window's frame (the part that is not viewport) is measured once per
+// browser and then added to every size.
+func (t *Tab) resizeWindow(ctx context.Context, vp Viewport) error {
+	b := t.m.browserSession()
+	if b == nil {
+		return errors.New("no browser")
+	}
+	w, err := cdp.Call(ctx, b, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: t.targetID})
+	if err != nil {
+		return err
+	}
+	set := func(frame Viewport) error {
+		_, err := cdp.Call(ctx, b, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: w.WindowID,
+			Bounds: &browser.Bounds{Width: int64(vp.Width + frame.Width), Height: int64(vp.Height + frame.Height), WindowState: browser.WindowStateNormal}})
+		return err
+	}
+	frame, known := t.m.windowFrame()
+	if err := set(frame); err != nil {
+		return err
+	}
+	if known {
+		return nil
+	}
+	inner, err := evalMain[[]int](ctx, t, "[innerWidth, innerHeight]")
+	if err != nil || len(inner) != 2 {
+		return fmt.Errorf("measure the window: %v", err)
+	}
+	frame = Viewport{Width: frame.Width + vp.Width - inner[0], Height: frame.Height + vp.Height - inner[1]}
+	if frame.Width < 0 || frame.Height < 0 || frame.Width > 400 || frame.Height > 400 {
+		return fmt.Errorf("implausible window frame %+v", frame)
+	}
+	if err := set(frame); err != nil {
+		return err
+	}
+	if inner, err = evalMain[[]int](ctx, t, "[innerWidth, innerHeight]"); err != nil || inner[0] != vp.Width || inner[1] != vp.Height {
+		return fmt.Errorf("the window gives a %v viewport, not %dx%d", inner, vp.Width, vp.Height)
+	}
+	t.m.setWindowFrame(frame)
 	return nil
 }
 
