@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -582,6 +583,12 @@ func TestLiveView(t *testing.T) {
 	}
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" || resp.Header.Get("X-Meith-Device-Width") != "640" {
 		t.Fatalf("frame over HTTP: %d %v", resp.StatusCode, resp.Header)
+	}
+	if live := m.LiveTabs(); !slices.ContainsFunc(live, func(l LiveTab) bool { return l.ID == tab.ID() && l.Viewport.Width == 640 }) {
+		t.Errorf("LiveTabs = %+v, want %s at 640 wide", live, tab.ID())
+	}
+	if m.FramesServed() == 0 {
+		t.Error("FramesServed = 0 after serving a frame")
 	}
 	if _, err := jpeg.Decode(bytes.NewReader(body)); err != nil {
 		t.Fatalf("the frame is not a JPEG: %v", err)

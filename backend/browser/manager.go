@@ -26,8 +26,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -107,6 +109,8 @@ type Manager struct {
 	// measured (frameKnown).
 	frame      Viewport
 	frameKnown bool
+
+	framesServed atomic.Int64 // frames the FrameHandler answered
 }
 
 // session is one run of Chromium.
@@ -255,6 +259,32 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 	m.mu.Unlock()
 	m.logf("info", "chromium started: %s (pid %d)", exe, m.PID())
 	return run, nil
+}
+
+// LiveTab describes a live tab for diagnostics.
+type LiveTab struct {
+	ID         string   `json:"id"`
+	ContextKey string   `json:"contextKey"`
+	Viewport   Viewport `json:"viewport"`
+	Scale      float64  `json:"scale"`
+	Streaming  bool     `json:"streaming"`
+}
+
+// LiveTabs lists the live tabs (app_health shows them).
+func (m *Manager) LiveTabs() []LiveTab {
+	m.mu.Lock()
+	tabs := make([]*Tab, 0, len(m.tabs))
+	for _, t := range m.tabs {
+		tabs = append(tabs, t)
+	}
+	m.mu.Unlock()
+	out := make([]LiveTab, 0, len(tabs))
+	for _, t := range tabs {
+		vp, scale := t.Viewport()
+		out = append(out, LiveTab{ID: t.id, ContextKey: t.key, Viewport: vp, Scale: scale, Streaming: t.Streaming()})
+	}
+	slices.SortFunc(out, func(a, b LiveTab) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // browserSession returns the running browser's session, or nil.

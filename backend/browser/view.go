@@ -461,6 +461,10 @@ func (t *Tab) dispatchKey(ctx context.Context, ev InputEvent) error {
 	return err
 }
 
+// FramesServed counts the live-view frames [Manager.FrameHandler] has
+// answered since the start: what the window's views have drawn.
+func (m *Manager) FramesServed() int64 { return m.framesServed.Load() }
+
 // known reports whether id names a tab record (live or not).
 func (m *Manager) known(id string) bool {
 	if m.opts.Lookup == nil {
@@ -522,6 +526,7 @@ func (m *Manager) FrameHandler() http.Handler {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
+		m.framesServed.Add(1)
 		h := w.Header()
 		h.Set("Content-Type", "image/jpeg")
 		h.Set("Content-Length", strconv.Itoa(len(f.JPEG)))

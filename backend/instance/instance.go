@@ -260,6 +260,8 @@ func (i *Instance) browserCheck() apptools.Check {
 	if pid := i.browser.PID(); pid != 0 {
 		c.Details["pid"] = pid
 	}
+	c.Details["framesServed"] = i.browser.FramesServed()
+	c.Details["liveTabs"] = i.browser.LiveTabs()
 	if exe, err := browser.FindChrome(); err != nil {
 		c.OK = false
 		c.Details["error"] = err.Error()
