@@ -10,34 +10,12 @@
 //   bash scripts/e2e.sh
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import { App, URL, env } from './harness.mjs';
+import { App, URL, cli, eventually as poll } from './harness.mjs';
 
-const execFileP = promisify(execFile);
-
-/** Runs a read-only CLI call with --json and returns its content. */
-async function cli(tool, ...args) {
-  const { stdout } = await execFileP(env.cli, ['--json', 'call', tool, ...args], { timeout: 15_000 });
-  const r = JSON.parse(stdout);
-  assert.equal(r.ok, true, `${tool}: ${stdout}`);
-  return r.content;
-}
-
-/** Polls fn until it stops throwing (or the deadline passes, then rethrows). */
-async function eventually(fn, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+/** Polls like the harness, with the longer default a page load needs. */
+const eventually = (fn, ms = 10_000) => poll(fn, ms);
 
 // A 16×16 orange PNG: the first page's favicon.
 const ICON = Buffer.from(

@@ -24,6 +24,27 @@ export const URL = `http://127.0.0.1:${env.port}/`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Runs a read-only CLI call with --json and returns its content. */
+export async function cli(tool, ...args) {
+  const { stdout } = await execFileP(env.cli, ['--json', 'call', tool, ...args], { timeout: 15_000 });
+  const r = JSON.parse(stdout);
+  if (r.ok !== true) throw new Error(`${tool}: ${stdout}`);
+  return r.content;
+}
+
+/** Polls fn until it stops throwing (or the deadline passes, then rethrows). */
+export async function eventually(fn, ms = 5_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await sleep(100);
+    }
+  }
+}
+
 /** A running dev binary. */
 export class App {
   constructor(child, exited) {

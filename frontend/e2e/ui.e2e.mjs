@@ -12,31 +12,10 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import { App, URL, env } from './harness.mjs';
+import { App, URL, cli, env, eventually } from './harness.mjs';
 
 const BIN = env.cli;
 const execFileP = promisify(execFile);
-
-/** Runs a read-only CLI call with --json and returns its content. */
-async function cli(tool, ...args) {
-  const { stdout } = await execFileP(BIN, ['--json', 'call', tool, ...args], { timeout: 15_000 });
-  const r = JSON.parse(stdout);
-  assert.equal(r.ok, true, `${tool}: ${stdout}`);
-  return r.content;
-}
-
-/** Polls fn until it stops throwing (or the deadline passes, then rethrows). */
-async function eventually(fn, ms = 5_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 /** Starts a CLI call as a child process; resolves with { code, out } when it exits. */
 function startCli(...args) {

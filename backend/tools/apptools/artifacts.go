@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/artifact"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
@@ -21,7 +21,7 @@ import (
 
 // ArtifactsDir is the directory under the user data dir where tools write
 // the files they produce (bug reports, screenshots).
-const ArtifactsDir = "artifacts"
+const ArtifactsDir = artifact.Dir
 
 // BugReportSchema names the format of app_export_bug_report's report.
 const BugReportSchema = "meith-bug-report/v1"
@@ -222,32 +222,6 @@ func bugReport(ctx context.Context, d Deps, pid, logsLimit int) (BugReport, erro
 // timestamp><ext> (directory 0700, file 0600) and returns its path. Two
 // artifacts of the same millisecond get distinct names.
 func writeArtifact(userData, prefix, ext string, b []byte) (string, error) {
-	dir := filepath.Join(userData, ArtifactsDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("secure %s: %w", dir, err)
-	}
 	stamp := time.Now().UTC().Format("20060102T150405.000Z")
-	for n := 1; ; n++ {
-		name := prefix + stamp + ext
-		if n > 1 {
-			name = fmt.Sprintf("%s%s-%d%s", prefix, stamp, n, ext)
-		}
-		path := filepath.Join(dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) && n < 1000 {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("create %s: %w", path, err)
-		}
-		_, werr := f.Write(b)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			os.Remove(path)
-			return "", fmt.Errorf("write %s: %w", path, err)
-		}
-		return path, nil
-	}
+	return artifact.Write(filepath.Join(userData, ArtifactsDir), prefix+stamp, ext, b)
 }

@@ -24,14 +24,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 	"unicode/utf16"
 
+	"github.com/meith-dev/meith/backend/artifact"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -111,72 +110,79 @@ type SpaceInput struct {
 
 // OpenInput is the input of open_browser_tab.
 type OpenInput struct {
-	URL      string          `json:"url" jsonschema:"the address to open; a missing scheme is inferred as an address bar does (localhost:3000, example.com)"`
-	Title    string          `json:"title,omitempty" jsonschema:"title to show until the page reports its own (default: the URL)"`
-	SpaceID  string          `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)"`
-	Cwd      string          `json:"cwd,omitempty" jsonschema:"accepted for compatibility with the original; unused"`
-	Isolated bool            `json:"isolated,omitempty" jsonschema:"agent sessions only: give the tab the session's own browser context (cookies and storage shared with no space)"`
-	Owner    json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	URL      string `json:"url" jsonschema:"the address to open; a missing scheme is inferred as an address bar does (localhost:3000, example.com)"`
+	Title    string `json:"title,omitempty" jsonschema:"title to show until the page reports its own (default: the URL)"`
+	SpaceID  string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)"`
+	Cwd      string `json:"cwd,omitempty" jsonschema:"accepted for compatibility with the original; unused"`
+	Isolated bool   `json:"isolated,omitempty" jsonschema:"agent sessions only: give the tab the session's own browser context (cookies and storage shared with no space)"`
+	LegacyOwner
 }
 
 // TabInput is the input of the tools that take only a tab.
 type TabInput struct {
-	TabID string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	TabID string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	LegacyOwner
+}
+
+// LegacyOwner is the owner argument older clients send with the control
+// tools. It is accepted and ignored: the owner always comes from the
+// caller's identity.
+type LegacyOwner struct {
 	Owner json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
 }
 
 // ReleaseInput is the input of browser_use_end.
 type ReleaseInput struct {
-	TabID string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	Owner json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	LegacyOwner
 	Force json.RawMessage `json:"force,omitempty" jsonschema:"ignored: only the owner releases a tab (kept so older clients still validate)"`
 }
 
 // NavigateInput is the input of navigate.
 type NavigateInput struct {
-	TabID string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	URL   string          `json:"url" jsonschema:"the address to load; a missing scheme is inferred as an address bar does"`
-	Owner json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	URL   string `json:"url" jsonschema:"the address to load; a missing scheme is inferred as an address bar does"`
+	LegacyOwner
 }
 
 // ElementInput is the input of click_element.
 type ElementInput struct {
-	TabID     string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	ElementID string          `json:"elementId" jsonschema:"an element id (el-N) from the latest get_browser_state"`
-	Owner     json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID     string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	ElementID string `json:"elementId" jsonschema:"an element id (el-N) from the latest get_browser_state"`
+	LegacyOwner
 }
 
 // TypeInput is the input of type_text.
 type TypeInput struct {
-	TabID     string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	ElementID string          `json:"elementId" jsonschema:"an element id (el-N) from the latest get_browser_state"`
-	Text      string          `json:"text" jsonschema:"the text that replaces the element's value"`
-	Owner     json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID     string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	ElementID string `json:"elementId" jsonschema:"an element id (el-N) from the latest get_browser_state"`
+	Text      string `json:"text" jsonschema:"the text that replaces the element's value"`
+	LegacyOwner
 }
 
 // ScrollInput is the input of scroll_page.
 type ScrollInput struct {
-	TabID  string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	DeltaX *float64        `json:"deltaX,omitempty" jsonschema:"scroll right by this many CSS pixels (negative: left)"`
-	DeltaY *float64        `json:"deltaY,omitempty" jsonschema:"scroll down by this many CSS pixels (negative: up)"`
-	ToX    *float64        `json:"toX,omitempty" jsonschema:"scroll to this horizontal position in CSS pixels"`
-	ToY    *float64        `json:"toY,omitempty" jsonschema:"scroll to this vertical position in CSS pixels"`
-	Owner  json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID  string   `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	DeltaX *float64 `json:"deltaX,omitempty" jsonschema:"scroll right by this many CSS pixels (negative: left)"`
+	DeltaY *float64 `json:"deltaY,omitempty" jsonschema:"scroll down by this many CSS pixels (negative: up)"`
+	ToX    *float64 `json:"toX,omitempty" jsonschema:"scroll to this horizontal position in CSS pixels"`
+	ToY    *float64 `json:"toY,omitempty" jsonschema:"scroll to this vertical position in CSS pixels"`
+	LegacyOwner
 }
 
 // KeysInput is the input of send_keys.
 type KeysInput struct {
-	TabID string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	Keys  string          `json:"keys" jsonschema:"a named key (Enter, Tab, Backspace, ArrowDown, Control+A, …) or literal characters"`
-	Owner json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	Keys  string `json:"keys" jsonschema:"a named key (Enter, Tab, Backspace, ArrowDown, Control+A, …) or literal characters"`
+	LegacyOwner
 }
 
 // CDPInput is the input of cdp_command.
 type CDPInput struct {
-	TabID  string          `json:"tabId" jsonschema:"the browser tab (btab_…)"`
-	Method string          `json:"method" jsonschema:"a DevTools Protocol method of the page (Domain.method, e.g. Runtime.evaluate); the Browser and Target domains are refused"`
-	Params map[string]any  `json:"params,omitempty" jsonschema:"the method's parameters"`
-	Owner  json.RawMessage `json:"owner,omitempty" jsonschema:"ignored: the owner always comes from the caller's identity (kept so older clients still validate)"`
+	TabID  string         `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	Method string         `json:"method" jsonschema:"a DevTools Protocol method of the page (Domain.method, e.g. Runtime.evaluate); the Browser and Target domains are refused"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"the method's parameters"`
+	LegacyOwner
 }
 
 // LogsInput is the input of get_console_logs and get_network_logs.
@@ -642,36 +648,7 @@ func (t *tools) update(fn func(*state.State) error) error {
 // (folders 0700, file 0600); two shots of one millisecond get distinct
 // names.
 func (t *tools) writeScreenshot(id string, png []byte) (string, error) {
-	dir := filepath.Join(t.d.ArtifactsDir, ScreenshotsDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	for _, d := range []string{t.d.ArtifactsDir, dir} {
-		if err := os.Chmod(d, 0o700); err != nil {
-			return "", fmt.Errorf("secure %s: %w", d, err)
-		}
-	}
-	stamp := t.now()
-	for n := 1; ; n++ {
-		name := fmt.Sprintf("%s-%d.png", id, stamp)
-		if n > 1 {
-			name = fmt.Sprintf("%s-%d-%d.png", id, stamp, n)
-		}
-		path := filepath.Join(dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) && n < 1000 {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("create %s: %w", path, err)
-		}
-		_, werr := f.Write(png)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			os.Remove(path)
-			return "", fmt.Errorf("write %s: %w", path, err)
-		}
-		return path, nil
-	}
+	return artifact.Write(filepath.Join(t.d.ArtifactsDir, ScreenshotsDir), fmt.Sprintf("%s-%d", id, t.now()), ".png", png)
 }
 
 // engineError maps an error of the browser engine to a tool error. A

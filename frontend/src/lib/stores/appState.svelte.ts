@@ -9,12 +9,11 @@ import {
   type Layout,
   type Pane,
   type Space,
-  type ToolResult,
   type WorkspaceTab,
   type WorkspaceTabKind,
 } from '../bridge';
 import { coalesced } from './coalesce';
-import { errorText, toasts } from './toasts.svelte';
+import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
 /** The layout of a space that has none yet (backend/state DefaultLayout). */
 export const DEFAULT_LAYOUT: Layout = Object.freeze({
@@ -116,20 +115,12 @@ export class AppStateStore {
 
   /** Runs a tool; on failure shows a toast and resolves undefined. Re-reads the state after success. */
   private async act<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
-    let r: ToolResult<T>;
-    try {
-      r = await call<T>(tool, args);
-    } catch (err) {
-      toasts.push(errorText(err));
-      return undefined;
-    }
-    if (!r.ok) {
-      if (r.error?.code !== 'CANCELLED') toasts.push(resultError(r, tool));
-      return undefined;
-    }
+    const r = await callForAction<T>(tool, args);
+    if (!r) return undefined;
     await this.refresh();
     return r.content;
   }
+
 
   /** Creates a space (active afterwards). Without a name: "Workspace N". */
   createSpace(name?: string, opts: { color?: string; cwd?: string } = {}): Promise<Space | undefined> {
@@ -293,10 +284,6 @@ function defaultTitle(kind: WorkspaceTabKind, cwd: string): string {
   const base = cwd.replace(/\/+$/, '').split('/').pop() || cwd;
   const label = kind.charAt(0).toUpperCase() + kind.slice(1);
   return base && base !== '~' ? `${label} · ${base}` : label;
-}
-
-function resultError(r: ToolResult<unknown>, tool: string): string {
-  return `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? `${tool} failed`}`;
 }
 
 /** Initials of a space name for its avatar: "My project" → "MP", "meith" → "ME". */

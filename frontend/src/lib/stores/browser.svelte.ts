@@ -5,9 +5,9 @@
  * themselves (url, title, favicon, loadState, canGoBack/Forward) live in the
  * app state and arrive with its "state_changed" re-reads.
  */
-import { browserStop, call, type BrowserTab, type ToolResult } from '../bridge';
+import { browserStop, type BrowserTab } from '../bridge';
 import { appState } from './appState.svelte';
-import { errorText, toasts } from './toasts.svelte';
+import { callForAction, errorText, toasts } from './toasts.svelte';
 import { ui } from './ui.svelte';
 
 /** The page a new tab opens (the address bar then takes the focus). */
@@ -19,20 +19,12 @@ class BrowserStore {
 
   /** Runs a browser tool; failures become toasts and resolve undefined. Re-reads the state after success. */
   private async act<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
-    let r: ToolResult<T>;
-    try {
-      r = await call<T>(tool, args);
-    } catch (err) {
-      toasts.push(errorText(err));
-      return undefined;
-    }
-    if (!r.ok) {
-      if (r.error?.code !== 'CANCELLED') toasts.push(`${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? `${tool} failed`}`);
-      return undefined;
-    }
+    const r = await callForAction<T>(tool, args);
+    if (!r) return undefined;
     await appState.refresh();
     return r.content;
   }
+
 
   /**
    * Opens a browser tab in the active space, shows it in its pane and, for

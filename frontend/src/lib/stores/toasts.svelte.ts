@@ -1,4 +1,4 @@
-import { BridgeError } from '../bridge';
+import { BridgeError, call, type ToolResult } from '../bridge';
 
 export interface Toast {
   id: number;
@@ -35,3 +35,27 @@ export function errorText(err: unknown): string {
 }
 
 export const toasts = new ToastStore();
+
+/** "CODE: message" of a failed tool result. */
+export function resultError(r: ToolResult<unknown>, tool: string): string {
+  return `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? `${tool} failed`}`;
+}
+
+/**
+ * Runs a tool for a user action: its content on success; on failure a toast
+ * (none for a cancel) and undefined.
+ */
+export async function callForAction<T>(tool: string, args: Record<string, unknown>): Promise<{ content: T } | undefined> {
+  let r: ToolResult<T>;
+  try {
+    r = await call<T>(tool, args);
+  } catch (err) {
+    toasts.push(errorText(err));
+    return undefined;
+  }
+  if (!r.ok) {
+    if (r.error?.code !== 'CANCELLED') toasts.push(resultError(r, tool));
+    return undefined;
+  }
+  return { content: r.content as T };
+}
