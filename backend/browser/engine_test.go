@@ -74,6 +74,12 @@ func pageServer(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
 		fmt.Fprint(w, "downloaded body")
 	})
+	mux.HandleFunc("/metadata", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>meta</title><script>fetch('http://169.254.169.254/latest/meta-data/').catch(() => { document.title = 'refused' })</script>`)
+	})
+	mux.HandleFunc("/to-metadata", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	})
 	mux.HandleFunc("/paint", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Paint</title><style>html,body{margin:0;height:100%;background:rgb(0,0,255)}</style>
 			<script>addEventListener('mousedown', () => { document.body.style.background = 'rgb(255,0,0)'; document.title = 'red' });
@@ -415,6 +421,21 @@ func TestHardening(t *testing.T) {
 		if err != nil || got != "denied" {
 			t.Errorf("permission %s = %q, %v; want denied", name, got, err)
 		}
+	}
+	// Link-local addresses are refused for the page's own requests and
+	// for redirects, not only for the URLs meith is asked to open.
+	meta := open(t, m, "space:hard", srv.URL+"/metadata")
+	waitTitle(t, meta, "refused")
+	blocked := false
+	for _, c := range meta.Console(0) {
+		blocked = blocked || strings.Contains(c.Text, "blocked a request to a link-local address")
+	}
+	if !blocked {
+		t.Errorf("no console note of the blocked request: %+v", meta.Console(0))
+	}
+	info, _ := meta.Navigate(ctx, srv.URL+"/to-metadata")
+	if info.LoadState != LoadFailed || !strings.Contains(info.ErrorText, "BLOCKED_BY_CLIENT") {
+		t.Errorf("a redirect to a link-local address: %+v, want a blocked load", info)
 	}
 	// A target=_blank link becomes a tab of the same context.
 	pop := open(t, m, "space:hard", srv.URL+"/popup")

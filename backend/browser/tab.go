@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -152,6 +155,12 @@ func (t *Tab) setup(ctx context.Context) error {
 	if err := t.applyViewport(ctx, t.viewport, t.scale); err != nil {
 		return err
 	}
+	// Link-local addresses (cloud metadata services) are refused for every
+	// request of the page — subresources, fetches and redirects too, not
+	// only the URLs meith is asked to open.
+	if _, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: linkLocalPatterns}); err != nil {
+		return err
+	}
 	// Focus emulation keeps the page "focused" while it is not the
 	// browser's foreground tab, so focus and keyboard input work in every
 	// tab.
@@ -266,6 +275,8 @@ func (t *Tab) onEvent(ev any) {
 		// leave-page prompts, dismiss the rest, so the page never hangs.
 		accept := e.Type == page.DialogTypeAlert || e.Type == page.DialogTypeBeforeunload
 		go cdp.Call(t.ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+	case *fetch.EventRequestPaused:
+		go t.screenRequest(e)
 	case *page.EventScreencastFrame:
 		t.view.onFrame(t, e)
 	case *runtime.EventExecutionContextCreated:
@@ -320,6 +331,29 @@ func (t *Tab) onEvent(ev any) {
 			t.loadDone()
 		}
 	}
+}
+
+// linkLocalPatterns are the request URLs the Fetch domain pauses for a
+// look: those whose host may be a link-local address.
+var linkLocalPatterns = []*fetch.RequestPattern{{URLPattern: "*://169.254.*"}, {URLPattern: "*://[fe80:*"}, {URLPattern: "*://[FE80:*"}}
+
+// screenRequest fails a paused request to a link-local address and lets
+// any other through (a host name can merely look like one).
+func (t *Tab) screenRequest(e *fetch.EventRequestPaused) {
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+	defer cancel()
+	host := ""
+	if e.Request != nil {
+		if u, err := url.Parse(e.Request.URL); err == nil {
+			host = u.Hostname()
+		}
+	}
+	if ip := net.ParseIP(host); ip != nil && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
+		t.addConsole(ConsoleEntry{Level: "error", Text: "meith blocked a request to a link-local address: " + e.Request.URL, Source: "network"})
+		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
+	cdp.Call(ctx, t.target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 }
 
 // loadDone wakes the navigations that wait for the page.
