@@ -699,3 +699,47 @@ func TestReopenAfterCrash(t *testing.T) {
 		t.Error("the same browser pid after a crash")
 	}
 }
+
+func TestCookiesSurviveARestart(t *testing.T) {
+	if _, err := FindChrome(); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	srv := pageServer(t)
+	dir := t.TempDir()
+	opts := Options{DataDir: filepath.Join(dir, "browser"), CookieDir: filepath.Join(dir, "cookies")}
+	ctx := ctxT(t)
+	first := New(opts)
+	if _, err := first.Open(ctx, Spec{ID: "btab_c1", ContextKey: "space:keep", URL: srv.URL + "/cookie/set?v=kept"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Open(ctx, Spec{ID: "btab_c2", ContextKey: "space:other", URL: srv.URL + "/cookie/set?v=other"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "cookies", "space_keep.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved cookies: %v, %v", fi, err)
+	}
+	second := New(opts)
+	defer second.Shutdown(context.Background())
+	tab, err := second.Open(ctx, Spec{ID: "btab_c3", ContextKey: "space:keep", URL: srv.URL + "/cookie/get"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Info().Title; got != "cookie=kept" {
+		t.Errorf("after a restart the space sees %q, want cookie=kept", got)
+	}
+	// Closing a space's context deletes its cookies for good.
+	if err := second.CloseContext(ctx, "space:keep"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cookies", "space_keep.json")); !os.IsNotExist(err) {
+		t.Errorf("the closed space's cookies are still saved: %v", err)
+	}
+	tab, _ = second.Open(ctx, Spec{ID: "btab_c4", ContextKey: "space:keep", URL: srv.URL + "/cookie/get"})
+	if got := tab.Info().Title; got != "cookie=" {
+		t.Errorf("after closing the space a new tab sees %q", got)
+	}
+}

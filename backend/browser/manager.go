@@ -51,6 +51,9 @@ type Options struct {
 	DataDir string
 	// DownloadDir is where downloads are saved ("" refuses downloads).
 	DownloadDir string
+	// CookieDir keeps each browser context's cookies across restarts (""
+	// keeps none: contexts live in memory).
+	CookieDir string
 	// Logf receives the engine's log lines; level is debug|info|warn|error.
 	Logf func(level, format string, args ...any)
 	// Lookup returns the record of a tab that is not live (after a restart
@@ -254,6 +257,7 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		<-rootCtx.Done()
 		close(run.done)
 	}()
+	go m.saveCookiesEvery(run)
 	m.mu.Lock()
 	m.run = run
 	m.mu.Unlock()
@@ -360,6 +364,7 @@ func (m *Manager) browserContext(ctx context.Context, run *session, key string) 
 	}
 	id = res.BrowserContextID
 	m.harden(withCancelOf(run.ctx, ctx), id)
+	m.restoreCookies(withCancelOf(run.ctx, ctx), id, key)
 	m.mu.Lock()
 	if prev, ok := m.contexts[key]; ok { // lost a race: keep the first
 		m.mu.Unlock()
@@ -555,6 +560,15 @@ func (m *Manager) CloseTab(ctx context.Context, id string) error {
 	if t == nil {
 		return nil
 	}
+	m.mu.Lock()
+	bc, ok := m.contexts[t.key]
+	run := m.run
+	m.mu.Unlock()
+	if ok && run != nil && m.opts.CookieDir != "" {
+		if err := m.saveContextCookies(withCancelOf(run.ctx, ctx), t.key, bc); err != nil {
+			m.logf("warn", "save the cookies of %s: %v", t.key, err)
+		}
+	}
 	t.close()
 	return nil
 }
@@ -578,6 +592,7 @@ func (m *Manager) CloseContext(ctx context.Context, key string) error {
 	for _, t := range doomed {
 		t.close()
 	}
+	m.forgetCookies(key)
 	if ok && run != nil && run.ctx.Err() == nil {
 		if _, err := chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.DisposeBrowserContext,
 			target.DisposeBrowserContextParams{BrowserContextID: bc}); err != nil {
@@ -587,8 +602,10 @@ func (m *Manager) CloseContext(ctx context.Context, key string) error {
 	return nil
 }
 
-// Shutdown closes every tab and stops Chromium; later calls fail.
+// Shutdown saves the cookies, closes every tab and stops Chromium; later
+// calls fail.
 func (m *Manager) Shutdown(ctx context.Context) error {
+	m.saveCookies(ctx)
 	m.startMu.Lock()
 	defer m.startMu.Unlock()
 	m.mu.Lock()

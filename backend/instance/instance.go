@@ -171,6 +171,7 @@ func (i *Instance) newBrowser() *browser.Manager {
 	}
 	return browser.New(browsertools.StateHooks(i.state, browser.Options{
 		DataDir:     filepath.Join(i.paths.UserData, "browser"),
+		CookieDir:   filepath.Join(i.paths.UserData, "browser", "cookies"),
 		DownloadDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir, "downloads"),
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "browser", format, args...)
@@ -194,12 +195,10 @@ func (i *Instance) releaseSessionTabs(sessionID string) {
 	}
 }
 
-// closeSpaceTabs closes the live pages of a closed space's browser tabs and
-// disposes of its browser context. It never starts Chromium.
+// closeSpaceTabs closes the live pages of a closed space's browser tabs,
+// disposes of its browser context and deletes its saved cookies. It never
+// starts Chromium.
 func (i *Instance) closeSpaceTabs(ctx context.Context, spaceID string, tabIDs []string) {
-	if !i.browser.Running() {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	for _, id := range tabIDs { // isolated tabs live in a context of their own
@@ -207,6 +206,7 @@ func (i *Instance) closeSpaceTabs(ctx context.Context, spaceID string, tabIDs []
 			i.log.Logf(protocol.LevelWarn, "browser", "close tab %s of closed space %s: %v", id, spaceID, err)
 		}
 	}
+	// Also when Chromium is not running: the space's saved cookies go.
 	if err := i.browser.CloseContext(ctx, state.SpaceContextKey(spaceID)); err != nil {
 		i.log.Logf(protocol.LevelWarn, "browser", "close the browser context of space %s: %v", spaceID, err)
 	}
