@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/meith-dev/meith/backend/instance/instancetest"
+	"github.com/meith-dev/meith/backend/protocol"
 )
 
 // TestMain lets the testscript scripts run "meith": the test binary, started
@@ -31,9 +32,10 @@ func TestMain(m *testing.M) {
 // runtime (the app tools, the permission service, the socket). Scripts see
 // MEITH_HOME and MEITH_USER_DATA of that runtime, so plain "meith …" finds it
 // as the newest live instance; $MEITH_SOCKET is its socket, $INSTANCE_PID its
-// pid and its label is "scripts".
+// pid and its label is "scripts". CLI sessions may start processes (dev
+// servers for devlogs.txtar); every other privileged capability is denied.
 func TestScripts(t *testing.T) {
-	inst := instancetest.New(t, instancetest.WithLabel("scripts"))
+	inst := instancetest.New(t, instancetest.WithLabel("scripts"), instancetest.WithGrantCLI(protocol.CapStartsProcess))
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -24,6 +24,7 @@ import (
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
@@ -31,6 +32,7 @@ import (
 	"github.com/meith-dev/meith/backend/tools/apptools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
+	"github.com/meith-dev/meith/backend/tools/processtools"
 	"github.com/meith-dev/meith/backend/tools/settings"
 	"github.com/meith-dev/meith/backend/tools/spaces"
 )
@@ -63,6 +65,11 @@ type Config struct {
 	// CaptureWindow, if set, returns a PNG of the main window for
 	// app_screenshot (the desktop app sets it); nil means headless.
 	CaptureWindow func(ctx context.Context) ([]byte, error)
+	// OnProcessChange, if set, is called (from an engine goroutine) when a
+	// dev server or terminal is added, removed, or changes status or port;
+	// kind is "dev-server" or "terminal". The desktop app pushes a small
+	// "process_changed" hint to the window, which then re-reads.
+	OnProcessChange func(kind, id string)
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -81,6 +88,9 @@ const (
 	AuditFile = "audit.jsonl"
 	LogsFile  = "logs.jsonl"
 	StateFile = "state.json"
+	// ProcessesFile records the process groups this runtime started, for
+	// the next start's orphan sweep.
+	ProcessesFile = "processes.json"
 )
 
 // Instance is one running meith runtime.
@@ -97,6 +107,7 @@ type Instance struct {
 	perms     *permission.Service
 	reg       *registry.Registry
 	browser   *browser.Manager // Chromium starts on the first tool that needs a live page
+	procs     *process.Manager // dev servers and terminals
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -154,6 +165,7 @@ func New(cfg Config) (*Instance, error) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
 	}})
 	i.browser = i.newBrowser()
+	i.procs = i.newProcesses()
 	i.registerTools()
 	return i, nil
 }
@@ -182,6 +194,64 @@ func (i *Instance) newBrowser() *browser.Manager {
 				Data:    map[string]any{"tabId": id, "url": d.URL, "path": d.Path, "filename": d.Filename, "state": d.State, "bytes": d.Bytes}})
 		},
 	}, nil))
+}
+
+// newProcesses builds the process engine. Every process it starts can reach
+// this runtime: MEITH_SOCKET, MEITH_HOME and MEITH_USER_DATA are in its
+// environment (the socket path is known before Start: it derives from the
+// user data dir).
+func (i *Instance) newProcesses() *process.Manager {
+	return process.New(process.Options{
+		Env: []string{
+			"MEITH_SOCKET=" + socket.PathFor(i.paths.UserData),
+			"MEITH_HOME=" + i.paths.Home,
+			"MEITH_USER_DATA=" + i.paths.UserData,
+		},
+		RecordFile: filepath.Join(i.paths.UserData, ProcessesFile),
+		Logf: func(level, format string, args ...any) {
+			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
+		},
+		OnChange: i.cfg.OnProcessChange,
+	})
+}
+
+// orphanSweepTimeout bounds the start-up sweep of orphans (each stop sends
+// SIGTERM, then SIGKILL after process.StopGrace).
+const orphanSweepTimeout = process.StopGrace + 5*time.Second
+
+// sweepOrphans deals with the process groups an earlier run left running:
+// with the stopOrphansOnStart setting they are stopped (all at once, each
+// logged), else each is logged as a warning and stays listed by
+// get_process_tree (kind orphan) for stop_orphan_process.
+func (i *Instance) sweepOrphans(ctx context.Context) {
+	orphans := i.procs.Orphans()
+	if len(orphans) == 0 {
+		return
+	}
+	if !i.state.Settings().StopOrphansOnStart {
+		for _, o := range orphans {
+			i.log.Logf(protocol.LevelWarn, "process", "orphaned %s %s (pid %d) left by an earlier run is still running in %s; "+
+				"stop it with stop_orphan_process %s", o.Kind, o.Command, o.PID, o.Cwd, o.ID)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanSweepTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, o := range orphans {
+		wg.Go(func() {
+			if err := i.procs.StopOrphan(ctx, o.ID); err != nil {
+				i.log.Logf(protocol.LevelWarn, "process", "stop orphaned %s %s (pid %d) left by an earlier run: %v", o.Kind, o.Command, o.PID, err)
+				return
+			}
+			what := "dev server"
+			if o.Kind == "terminal" {
+				what = "terminal"
+			}
+			i.log.Logf(protocol.LevelInfo, "process", "stopped orphaned %s %s (pid %d) left by an earlier run", what, o.Command, o.PID)
+		})
+	}
+	wg.Wait()
 }
 
 // releaseSessionTabs drops the browser tab claims of a session that ended.
@@ -235,6 +305,7 @@ func (i *Instance) registerTools() {
 	browsertools.Register(i.reg, browsertools.Deps{Store: i.state, Browser: i.browser,
 		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
+	processtools.Register(i.reg, processtools.Deps{Manager: i.procs})
 	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
 	}})
@@ -242,7 +313,7 @@ func (i *Instance) registerTools() {
 
 // checks adds the instance's own health lines to app_health.
 func (i *Instance) checks(ctx context.Context) []apptools.Check {
-	return []apptools.Check{i.browserCheck(), {
+	return []apptools.Check{i.browserCheck(), i.processCheck(), {
 		Name: "permissions", OK: true,
 		Details: map[string]any{
 			"cliGrants":        capsOrEmpty(i.cfg.GrantCLI),
@@ -267,6 +338,35 @@ func (i *Instance) browserCheck() apptools.Check {
 		c.Details["error"] = err.Error()
 	} else {
 		c.Details["executable"] = exe
+	}
+	return c
+}
+
+// processCheck counts the managed processes: running dev servers,
+// terminals, and orphans an earlier run left.
+func (i *Instance) processCheck() apptools.Check {
+	running := 0
+	servers := i.procs.DevServers()
+	for _, s := range servers {
+		if s.Status == process.StatusRunning || s.Status == process.StatusStarting {
+			running++
+		}
+	}
+	terminals := 0
+	for _, t := range i.procs.Terminals() {
+		if t.Status == process.StatusRunning || t.Status == process.StatusStarting {
+			terminals++
+		}
+	}
+	orphans := len(i.procs.Orphans())
+	c := apptools.Check{Name: "processes", OK: true, Details: map[string]any{
+		"devServersRunning": running,
+		"devServers":        len(servers),
+		"terminals":         terminals,
+		"orphans":           orphans,
+	}}
+	if orphans > 0 {
+		c.Message = fmt.Sprintf("%d process group(s) left by an earlier run are still running (get_process_tree lists them as orphans)", orphans)
 	}
 	return c
 }
@@ -304,9 +404,21 @@ func (i *Instance) onOutcome(o registry.Outcome) {
 		Data: map[string]any{"requestId": o.RequestID, "durationMs": o.Duration.Milliseconds()}})
 }
 
-// Start reaps stale instance records, starts the socket, and publishes
-// config.json and instances/<pid>.json.
+// Start reaps stale instance records, starts the socket, publishes
+// config.json and instances/<pid>.json, and then deals with the processes
+// an earlier run left running (see the stopOrphansOnStart setting). Only a
+// runtime that owns the socket sweeps: a second one for the same user data
+// dir fails first.
 func (i *Instance) Start(ctx context.Context) error {
+	if err := i.start(ctx); err != nil {
+		return err
+	}
+	i.sweepOrphans(ctx)
+	return nil
+}
+
+// start is Start up to the orphan sweep, under the instance's lock.
+func (i *Instance) start(ctx context.Context) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
@@ -367,7 +479,8 @@ func (i *Instance) Start(ctx context.Context) error {
 
 // Close shuts the runtime down: new calls get RUNTIME_SHUTTING_DOWN, the
 // instance record is removed, in-flight calls are cancelled, the socket is
-// closed and removed, the browser stops, pending state is written to
+// closed and removed, terminals end (and dev servers, with the
+// stopServersOnClose setting), the browser stops, pending state is written to
 // state.json, and the log and audit files are closed. It is
 // idempotent.
 func (i *Instance) Close(ctx context.Context) error {
@@ -396,6 +509,11 @@ func (i *Instance) Close(ctx context.Context) error {
 		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
 	}
 	_ = i.git.Close()
+	// Terminals always end with the runtime; dev servers as the user chose.
+	// Servers left running stay recorded for the next start's sweep.
+	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {
+		errs = append(errs, fmt.Errorf("stop the processes: %w", err))
+	}
 	if err := i.browser.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stop the browser: %w", err))
 	}
@@ -440,6 +558,11 @@ func (i *Instance) GitWatch() *watch.Hub { return i.git }
 // Browser returns the browser engine: the live pages of the browser tabs
 // (a live view of the window reads frames and sends input through it).
 func (i *Instance) Browser() *browser.Manager { return i.browser }
+
+// Processes returns the process engine: the dev servers and terminals (the
+// window's log and terminal views read their output through its
+// OutputHandler, and a terminal's keystrokes go to WriteTerminal).
+func (i *Instance) Processes() *process.Manager { return i.procs }
 
 // Logger returns the structured log.
 func (i *Instance) Logger() *applog.Logger { return i.log }

@@ -164,14 +164,32 @@ type WorkspaceTab struct {
 
 // AppSettings are the global app settings.
 type AppSettings struct {
-	AutoRunOnOpen         bool        `json:"autoRunOnOpen"`
-	ConfirmOnClose        bool        `json:"confirmOnClose"`
-	StopServersOnClose    bool        `json:"stopServersOnClose"`
-	ShowOutputOnRun       bool        `json:"showOutputOnRun"`
-	DefaultPackageManager string      `json:"defaultPackageManager"`
-	DebugMode             bool        `json:"debugMode"`
-	Git                   GitSettings `json:"git"`
+	AutoRunOnOpen         bool   `json:"autoRunOnOpen"`
+	ConfirmOnClose        bool   `json:"confirmOnClose"`
+	StopServersOnClose    bool   `json:"stopServersOnClose"`
+	ShowOutputOnRun       bool   `json:"showOutputOnRun"`
+	DefaultPackageManager string `json:"defaultPackageManager"`
+	DebugMode             bool   `json:"debugMode"`
+	// StopOrphansOnStart stops, at start-up, the dev servers and terminals
+	// an earlier run left running (else they are only listed, as orphans).
+	StopOrphansOnStart bool `json:"stopOrphansOnStart"`
+	// DevServerOpenBrowser is what the window does when a dev server
+	// reports its port: offer a browser tab, open one, or nothing
+	// (one of [DevServerOpenBrowserModes]).
+	DevServerOpenBrowser string      `json:"devServerOpenBrowser"`
+	Git                  GitSettings `json:"git"`
 }
+
+// Values of [AppSettings.DevServerOpenBrowser].
+const (
+	DevServerBrowserOffer = "offer"
+	DevServerBrowserOpen  = "open"
+	DevServerBrowserOff   = "off"
+)
+
+// DevServerOpenBrowserModes lists the valid [AppSettings.DevServerOpenBrowser]
+// values.
+var DevServerOpenBrowserModes = []string{DevServerBrowserOffer, DevServerBrowserOpen, DevServerBrowserOff}
 
 // GitSettings are the settings of the git tools and the Git panel.
 type GitSettings struct {
@@ -243,6 +261,8 @@ func DefaultSettings() AppSettings {
 		ShowOutputOnRun:       true,
 		DefaultPackageManager: "unknown",
 		DebugMode:             false,
+		StopOrphansOnStart:    true,
+		DevServerOpenBrowser:  DevServerBrowserOffer,
 		Git: GitSettings{
 			RefreshIntervalMs: 2500, ShowUntrackedFiles: true, ConfirmBeforeRestore: true,
 			CheckpointBeforeAgentRun: true, IdentityProfiles: []IdentityProfile{},
@@ -343,7 +363,8 @@ func clonePtr[T any](p *T) *T {
 // one space; unique, non-empty ids across spaces and tabs; non-empty space
 // names; an active space that exists; every tab in an existing space; valid
 // workspace tab kinds; at most one active workspace tab per space; layouts
-// as [State.NormalizeLayouts] leaves them; a known default package manager.
+// as [State.NormalizeLayouts] leaves them; a known default package manager and
+// devServerOpenBrowser mode.
 func (s *State) Validate() error {
 	if s.Version != CurrentVersion {
 		return fmt.Errorf("version %d, want %d", s.Version, CurrentVersion)
@@ -406,6 +427,9 @@ func (s *State) Validate() error {
 	}
 	if !slices.Contains(PackageManagers, s.Settings.DefaultPackageManager) {
 		return fmt.Errorf("unknown default package manager %q", s.Settings.DefaultPackageManager)
+	}
+	if !slices.Contains(DevServerOpenBrowserModes, s.Settings.DevServerOpenBrowser) {
+		return fmt.Errorf("unknown devServerOpenBrowser %q (one of offer, open, off)", s.Settings.DevServerOpenBrowser)
 	}
 	return s.Settings.Git.validate()
 }

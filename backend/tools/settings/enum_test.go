@@ -16,3 +16,12 @@ func TestPackageManagerEnumMatchesState(t *testing.T) {
 		t.Errorf("Patch.DefaultPackageManager enum = %q, want %q", got, want)
 	}
 }
+
+// TestDevServerOpenBrowserEnumMatchesState keeps the tag equal to
+// state.DevServerOpenBrowserModes.
+func TestDevServerOpenBrowserEnumMatchesState(t *testing.T) {
+	f, _ := reflect.TypeFor[Patch]().FieldByName("DevServerOpenBrowser")
+	if got, want := f.Tag.Get("enum"), strings.Join(state.DevServerOpenBrowserModes, ","); got != want {
+		t.Errorf("Patch.DevServerOpenBrowser enum = %q, want %q", got, want)
+	}
+}

@@ -39,6 +39,8 @@ type Patch struct {
 	ShowOutputOnRun       *bool     `json:"showOutputOnRun,omitempty" jsonschema:"open the Output panel when a project runs"`
 	DefaultPackageManager *string   `json:"defaultPackageManager,omitempty" jsonschema:"package manager for projects without a lockfile (unknown: detect)" enum:"unknown,npm,pnpm,yarn,bun"`
 	DebugMode             *bool     `json:"debugMode,omitempty" jsonschema:"keep debug-level entries in logs.jsonl"`
+	StopOrphansOnStart    *bool     `json:"stopOrphansOnStart,omitempty" jsonschema:"at start-up, stop the dev servers and terminals an earlier run left running (false: only list them as orphans)"`
+	DevServerOpenBrowser  *string   `json:"devServerOpenBrowser,omitempty" jsonschema:"what the window does when a dev server reports its port: offer a browser tab, open one, or nothing" enum:"offer,open,off"`
 	Git                   *GitPatch `json:"git,omitempty" jsonschema:"git settings to change; keys not given keep their value"`
 }
 
@@ -67,6 +69,8 @@ func (p Patch) Apply(s state.AppSettings) state.AppSettings {
 	set(&s.ShowOutputOnRun, p.ShowOutputOnRun)
 	set(&s.DefaultPackageManager, p.DefaultPackageManager)
 	set(&s.DebugMode, p.DebugMode)
+	set(&s.StopOrphansOnStart, p.StopOrphansOnStart)
+	set(&s.DevServerOpenBrowser, p.DevServerOpenBrowser)
 	if g := p.Git; g != nil {
 		set(&s.Git.RefreshIntervalMs, g.RefreshIntervalMs)
 		set(&s.Git.ShowUntrackedFiles, g.ShowUntrackedFiles)
@@ -133,7 +137,7 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{
 		Name:         "set_app_settings",
-		Description:  "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
+		Description:  "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
 		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
 	}, func(ctx context.Context, call *registry.Call, in SetInput) (protocol.ToolResult, error) {
 		if err := in.Settings.validate(); err != nil {

@@ -50,6 +50,7 @@ func TestDefaults(t *testing.T) {
 	reg, _, _ := setup(t)
 	res := call(reg, "get_app_settings", `{}`)
 	want := `{"settings":{"autoRunOnOpen":false,"confirmOnClose":true,"stopServersOnClose":true,"showOutputOnRun":true,"defaultPackageManager":"unknown","debugMode":false,` +
+		`"stopOrphansOnStart":true,"devServerOpenBrowser":"offer",` +
 		`"git":{"refreshIntervalMs":2500,"showUntrackedFiles":true,"confirmBeforeRestore":true,"checkpointBeforeAgentRun":true,"identityProfiles":[],"activeIdentityProfileId":null}}}`
 	if !res.OK || string(res.Content) != want {
 		t.Errorf("get_app_settings = %s %+v, want %s", res.Content, res.Error, want)
@@ -70,6 +71,12 @@ func TestPatch(t *testing.T) {
 		}},
 		{`{"settings":{"debugMode":true,"showOutputOnRun":null}}`, func(s *state.AppSettings) { s.DebugMode = true }},
 		{`{"settings":{"stopServersOnClose":false}}`, func(s *state.AppSettings) { s.StopServersOnClose = false }},
+		{`{"settings":{"stopOrphansOnStart":false}}`, func(s *state.AppSettings) { s.StopOrphansOnStart = false }},
+		{`{"settings":{"devServerOpenBrowser":"open"}}`, func(s *state.AppSettings) { s.DevServerOpenBrowser = "open" }},
+		{`{"settings":{"devServerOpenBrowser":"off","stopOrphansOnStart":true}}`, func(s *state.AppSettings) {
+			s.DevServerOpenBrowser = "off"
+			s.StopOrphansOnStart = true
+		}},
 		{`{"settings":{"git":{"refreshIntervalMs":5000,"showUntrackedFiles":false}}}`, func(s *state.AppSettings) {
 			s.Git.RefreshIntervalMs = 5000
 			s.Git.ShowUntrackedFiles = false
@@ -124,6 +131,8 @@ func TestPatchRefused(t *testing.T) {
 		{`{"settings":{"autoRun":true}}`, "autoRun"},
 		{`{"settings":{"defaultPackageManager":"pip"}}`, "defaultPackageManager"},
 		{`{"settings":{"debugMode":"yes"}}`, "debugMode"},
+		{`{"settings":{"devServerOpenBrowser":"always"}}`, "devServerOpenBrowser"},
+		{`{"settings":{"stopOrphansOnStart":"no"}}`, "stopOrphansOnStart"},
 	}
 	for _, tt := range tests {
 		res := call(reg, "set_app_settings", tt.args)

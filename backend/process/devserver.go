@@ -1,0 +1,434 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/meith-dev/meith/backend/protocol"
+)
+
+// maxLineBytes bounds a line held while waiting for its newline; a longer
+// one is emitted in pieces.
+const maxLineBytes = 64 << 10
+
+// exitDrain is how long the exit waits for the output pipes to reach EOF
+// (children that outlive the leader may hold them open).
+const exitDrain = 250 * time.Millisecond
+
+// DevServer is a managed dev server.
+type DevServer struct {
+	ID        string   `json:"id"` // dev_…
+	Name      string   `json:"name,omitempty"`
+	Cwd       string   `json:"cwd"`
+	Command   string   `json:"command"`
+	Args      []string `json:"args"`
+	Status    string   `json:"status"`
+	PID       int      `json:"pid"`
+	Port      *int     `json:"port"`
+	ExitCode  *int     `json:"exitCode"`
+	Signal    *string  `json:"signal"`
+	StartedAt int64    `json:"startedAt"` // Unix milliseconds
+	EndedAt   *int64   `json:"endedAt,omitempty"`
+}
+
+// DevSpec says what dev server to start. Without Args the command runs
+// through the shell (`$SHELL -c command`); with Args it is the argv
+// (Command, then Args).
+type DevSpec struct {
+	Cwd     string
+	Command string
+	Args    []string
+	Name    string
+}
+
+// devProc is one dev server and its goroutines: two readers (stdout,
+// stderr) that end at EOF, and a waiter that ends with the process.
+type devProc struct {
+	m    *Manager
+	id   string
+	spec DevSpec
+	log  *logRing
+
+	mu            sync.Mutex // guards the fields below; taken before log.mu
+	state         DevServer
+	pgid          int
+	stopRequested bool
+	partial       [2][]byte
+	readersLeft   int
+	readersDone   chan struct{} // closed when both readers hit EOF
+	exited        chan struct{} // closed once the exit is recorded
+}
+
+func (d *devProc) info() DevServer {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.state
+	s.Args = append([]string{}, s.Args...)
+	return s
+}
+
+func (d *devProc) groupStarted() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pgid != 0
+}
+
+// StartDevServer starts a dev server (status starting, then running; a
+// spawn failure gives errored and a system line, not an error). A cwd that
+// is not an existing directory, or an empty command, is an error for which
+// [IsInvalid] is true. ctx only bounds the start: the server outlives it.
+func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, error) {
+	if err := ctx.Err(); err != nil {
+		return DevServer{}, err
+	}
+	if strings.TrimSpace(spec.Command) == "" {
+		return DevServer{}, invalidf("command is required")
+	}
+	if spec.Cwd == "" {
+		return DevServer{}, invalidf("cwd is required")
+	}
+	cwd, err := filepath.Abs(spec.Cwd)
+	if err != nil {
+		return DevServer{}, invalidf("cwd %q: %v", spec.Cwd, err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return DevServer{}, invalidf("cwd %s is not an existing directory", cwd)
+	}
+	spec.Cwd = cwd
+	spec.Args = append([]string{}, spec.Args...)
+
+	var cmd *exec.Cmd
+	if len(spec.Args) == 0 {
+		cmd = exec.Command(userShell(), "-c", spec.Command)
+	} else {
+		cmd = exec.Command(spec.Command, spec.Args...)
+	}
+	cmd.Dir = cwd
+	cmd.Env = m.processEnv()
+	// Its own group (stopped as a whole); no Pdeathsig: it outlives a
+	// crashed runtime, and the next start finds it in the records.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	d := &devProc{
+		m: m, id: protocol.NewID("dev"), spec: spec,
+		log:         newLogRing(MaxLogEntries, 0),
+		readersDone: make(chan struct{}),
+		exited:      make(chan struct{}),
+	}
+	d.state = DevServer{
+		ID: d.id, Name: spec.Name, Cwd: cwd, Command: spec.Command, Args: spec.Args,
+		Status: StatusStarting, StartedAt: time.Now().UnixMilli(),
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return DevServer{}, errClosed
+	}
+	m.devs = append(m.devs, d)
+	pruned := m.pruneDevsLocked()
+	m.mu.Unlock()
+	for _, id := range pruned {
+		m.changed(KindDevServer, id)
+	}
+	m.changed(KindDevServer, d.id)
+
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		d.spawnFailed(err)
+		return d.info(), nil
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		d.spawnFailed(err)
+		return d.info(), nil
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		d.spawnFailed(err)
+		return d.info(), nil
+	}
+	pid := cmd.Process.Pid
+	d.mu.Lock()
+	d.state.PID = pid
+	d.pgid = pid
+	d.state.Status = StatusRunning
+	d.readersLeft = 2
+	d.mu.Unlock()
+	m.logf("info", "dev server %s started (pid %d): %s", d.id, pid, spec.Command)
+	m.remember(record{
+		ID: d.id, Kind: KindDevServer, PID: pid, PGID: pid, Cwd: cwd,
+		Command: commandLine(spec), StartedAt: d.state.StartedAt, StartTime: procStartTime(pid),
+	})
+	go d.read(outR, 0)
+	go d.read(errR, 1)
+	go d.wait(cmd)
+	m.changed(KindDevServer, d.id)
+	return d.info(), nil
+}
+
+// commandLine is the spec's command as one line.
+func commandLine(spec DevSpec) string {
+	if len(spec.Args) == 0 {
+		return spec.Command
+	}
+	return spec.Command + " " + strings.Join(spec.Args, " ")
+}
+
+// pruneDevsLocked forgets the oldest ended dev servers beyond
+// maxEndedDevServers and returns their ids.
+func (m *Manager) pruneDevsLocked() []string {
+	ended := 0
+	for _, d := range m.devs {
+		if d.ended() {
+			ended++
+		}
+	}
+	var gone []string
+	kept := m.devs[:0]
+	for _, d := range m.devs {
+		if ended > maxEndedDevServers && d.ended() {
+			ended--
+			gone = append(gone, d.id)
+			continue
+		}
+		kept = append(kept, d)
+	}
+	clear(m.devs[len(kept):])
+	m.devs = kept
+	return gone
+}
+
+func (d *devProc) ended() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch d.state.Status {
+	case StatusExited, StatusErrored, StatusStopped:
+		return true
+	}
+	return false
+}
+
+// spawnFailed records a start that did not happen.
+func (d *devProc) spawnFailed(err error) {
+	now := time.Now().UnixMilli()
+	d.mu.Lock()
+	d.state.Status = StatusErrored
+	d.state.EndedAt = &now
+	d.log.add(StreamSystem, "failed to start: "+err.Error())
+	d.mu.Unlock()
+	d.log.end()
+	close(d.exited)
+	d.m.logf("warn", "dev server %s failed to start: %v", d.id, err)
+	d.m.changed(KindDevServer, d.id)
+}
+
+// read splits one output pipe into lines until EOF.
+func (d *devProc) read(f *os.File, stream int) {
+	defer f.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			d.consume(stream, buf[:n])
+		}
+		if err != nil {
+			break
+		}
+	}
+	d.mu.Lock()
+	d.flushPartialLocked(stream)
+	d.readersLeft--
+	if d.readersLeft == 0 {
+		close(d.readersDone)
+	}
+	d.mu.Unlock()
+}
+
+var streamNames = [2]string{StreamStdout, StreamStderr}
+
+// consume adds the complete lines of data to the log and keeps the rest.
+func (d *devProc) consume(stream int, data []byte) {
+	portFound := false
+	d.mu.Lock()
+	p := append(d.partial[stream], data...)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			break
+		}
+		portFound = d.lineLocked(stream, p[:i]) || portFound
+		p = p[i+1:]
+	}
+	for len(p) > maxLineBytes {
+		portFound = d.lineLocked(stream, p[:maxLineBytes]) || portFound
+		p = p[maxLineBytes:]
+	}
+	d.partial[stream] = append(d.partial[stream][:0], p...)
+	d.mu.Unlock()
+	if portFound {
+		d.m.changed(KindDevServer, d.id)
+	}
+}
+
+// lineLocked logs one line (without its \r) and sniffs a port from it; it
+// reports whether this line gave the server its port.
+func (d *devProc) lineLocked(stream int, line []byte) bool {
+	line = bytes.TrimRight(line, "\r")
+	text := string(line)
+	d.log.add(streamNames[stream], text)
+	if d.state.Port != nil {
+		return false
+	}
+	if port, ok := sniffPort(text); ok {
+		d.state.Port = &port
+		d.m.logf("info", "dev server %s: port %d", d.id, port)
+		return true
+	}
+	return false
+}
+
+func (d *devProc) flushPartialLocked(stream int) bool {
+	if len(d.partial[stream]) == 0 {
+		return false
+	}
+	found := d.lineLocked(stream, d.partial[stream])
+	d.partial[stream] = nil
+	return found
+}
+
+// wait records the exit of the leader: status, exit line, records.
+func (d *devProc) wait(cmd *exec.Cmd) {
+	_ = cmd.Wait()
+	select { // let the readers take what the leader wrote
+	case <-d.readersDone:
+	case <-time.After(exitDrain):
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	now := time.Now().UnixMilli()
+	d.mu.Lock()
+	d.flushPartialLocked(0)
+	d.flushPartialLocked(1)
+	var line string
+	if ws.Signaled() {
+		name := signalName(ws.Signal())
+		d.state.Signal = &name
+		line = "exited with signal " + name
+	} else {
+		code := ws.ExitStatus()
+		d.state.ExitCode = &code
+		line = fmt.Sprintf("exited with code %d", code)
+	}
+	d.state.Status = StatusExited
+	if d.stopRequested {
+		d.state.Status = StatusStopped
+	}
+	d.state.EndedAt = &now
+	d.log.add(StreamSystem, line)
+	pgid := d.pgid
+	d.mu.Unlock()
+	d.log.end()
+	close(d.exited)
+	d.m.logf("info", "dev server %s %s", d.id, line)
+	d.m.changed(KindDevServer, d.id)
+	if !groupAlive(pgid) {
+		d.m.forget(d.id)
+	}
+}
+
+// DevServers lists the dev servers, oldest first.
+func (m *Manager) DevServers() []DevServer {
+	m.mu.Lock()
+	devs := append([]*devProc(nil), m.devs...)
+	m.mu.Unlock()
+	out := make([]DevServer, 0, len(devs))
+	for _, d := range devs {
+		out = append(out, d.info())
+	}
+	return out
+}
+
+// DevServer returns one dev server.
+func (m *Manager) DevServer(id string) (DevServer, bool) {
+	d := m.dev(id)
+	if d == nil {
+		return DevServer{}, false
+	}
+	return d.info(), true
+}
+
+// DevServerByCwd returns the newest dev server whose cwd is cwd (or
+// inside it).
+func (m *Manager) DevServerByCwd(cwd string) (DevServer, bool) {
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	servers := m.DevServers()
+	for i := len(servers) - 1; i >= 0; i-- {
+		s := servers[i]
+		if s.Cwd == cwd || strings.HasPrefix(s.Cwd, strings.TrimSuffix(cwd, "/")+"/") {
+			return s, true
+		}
+	}
+	return DevServer{}, false
+}
+
+// StopDevServer stops a dev server's whole process group: signal (default
+// SIGTERM), then SIGKILL after StopGrace. It returns when the group is gone.
+func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
+	d := m.dev(id)
+	if d == nil {
+		return &unknownError{id: id}
+	}
+	sig, err := ParseSignal(signal, syscall.SIGTERM)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	pgid := d.pgid
+	if d.state.Status == StatusRunning || d.state.Status == StatusStarting {
+		d.stopRequested = true
+	}
+	d.mu.Unlock()
+	if pgid == 0 { // never started
+		return nil
+	}
+	if err := stopGroup(ctx, pgid, sig, stopGrace); err != nil {
+		return fmt.Errorf("stop %s: %w", id, err)
+	}
+	select {
+	case <-d.exited:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	m.forget(id)
+	m.logf("info", "dev server %s stopped", id)
+	return nil
+}
+
+// RestartDevServer stops a dev server and starts it again with the same
+// spec (a new id).
+func (m *Manager) RestartDevServer(ctx context.Context, id string) (DevServer, error) {
+	d := m.dev(id)
+	if d == nil {
+		return DevServer{}, &unknownError{id: id}
+	}
+	if err := m.StopDevServer(ctx, id, ""); err != nil {
+		return DevServer{}, err
+	}
+	return m.StartDevServer(ctx, d.spec)
+}

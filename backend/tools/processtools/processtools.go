@@ -1,0 +1,585 @@
+// Package processtools registers the process tools of the original
+// (reference §3.4): create_terminal, list_terminals, write_terminal,
+// resize_terminal, kill_terminal, close_terminal, get_terminal_snapshot,
+// start_dev_server, list_dev_servers, stop_dev_server, get_process_tree,
+// get_process_logs and attach_process_logs — plus restart_dev_server and
+// stop_orphan_process, which the original lacked.
+//
+// The processes themselves are run by the engine ([process.Manager]): dev
+// servers in their own process group with their output kept as a ring of
+// numbered lines, terminals as real PTYs. attach_process_logs replays a dev
+// server's lines and then streams new ones as log events until the call is
+// cancelled (`meith devlogs` follows it until Ctrl+C).
+package processtools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/meith-dev/meith/backend/process"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Deps is what the process tools need.
+type Deps struct {
+	// Manager runs the dev servers and terminals.
+	Manager *process.Manager
+}
+
+// AttachTimeout is attach_process_logs' timeout: the original's
+// 2_147_483_647 ms, so a follow runs until the caller cancels it.
+const AttachTimeout = 2_147_483_647 * time.Millisecond
+
+// MaxLogsLimit bounds get_process_logs' limit.
+const MaxLogsLimit = 10_000
+
+var (
+	readOnly     = []protocol.Capability{protocol.CapReadOnly}
+	startsProc   = []protocol.Capability{protocol.CapStartsProcess}
+	startsServer = []protocol.Capability{protocol.CapStartsProcess, protocol.CapAccessesNetwork}
+)
+
+// CreateTerminalInput is the input of create_terminal.
+type CreateTerminalInput struct {
+	Cwd   string `json:"cwd,omitempty" jsonschema:"working directory; a leading ~ is the home folder, a missing folder falls back to its nearest existing parent (default: the caller's working directory, else the home folder)"`
+	Shell string `json:"shell,omitempty" jsonschema:"the shell to run (default: $SHELL)"`
+	Cols  int    `json:"cols,omitempty" jsonschema:"columns" minimum:"1" maximum:"1000" default:"80"`
+	Rows  int    `json:"rows,omitempty" jsonschema:"rows" minimum:"1" maximum:"1000" default:"24"`
+}
+
+// TerminalInput is the input of the tools that take only a terminal.
+type TerminalInput struct {
+	TerminalID string `json:"terminalId" jsonschema:"the terminal session (term_…)"`
+}
+
+// WriteTerminalInput is the input of write_terminal.
+type WriteTerminalInput struct {
+	TerminalID string `json:"terminalId" jsonschema:"the terminal session (term_…)"`
+	Data       string `json:"data" jsonschema:"raw input; include \\r to submit a line"`
+}
+
+// ResizeTerminalInput is the input of resize_terminal.
+type ResizeTerminalInput struct {
+	TerminalID string `json:"terminalId" jsonschema:"the terminal session (term_…)"`
+	Cols       int    `json:"cols" jsonschema:"columns" minimum:"1" maximum:"1000"`
+	Rows       int    `json:"rows" jsonschema:"rows" minimum:"1" maximum:"1000"`
+}
+
+// KillTerminalInput is the input of kill_terminal.
+type KillTerminalInput struct {
+	TerminalID string `json:"terminalId" jsonschema:"the terminal session (term_…)"`
+	Signal     string `json:"signal,omitempty" jsonschema:"signal to send to the terminal's process group, e.g. SIGINT (default SIGHUP)"`
+}
+
+// StartDevServerInput is the input of start_dev_server.
+type StartDevServerInput struct {
+	Cwd     string   `json:"cwd" jsonschema:"the project folder (a leading ~ is the home folder; relative to the caller's working directory)"`
+	Command string   `json:"command" jsonschema:"the command; without args it runs through the shell (\"npm run dev\")"`
+	Args    []string `json:"args,omitempty" jsonschema:"arguments: command and args then run as an argv, without a shell"`
+	Name    string   `json:"name,omitempty" jsonschema:"a display name"`
+}
+
+// DevServerInput is the input of restart_dev_server.
+type DevServerInput struct {
+	DevServerID string `json:"devServerId" jsonschema:"the dev server (dev_…)"`
+}
+
+// StopDevServerInput is the input of stop_dev_server.
+type StopDevServerInput struct {
+	DevServerID string `json:"devServerId" jsonschema:"the dev server (dev_…)"`
+	Signal      string `json:"signal,omitempty" jsonschema:"signal sent to the server's process group first; SIGKILL follows after 5 s (default SIGTERM)"`
+}
+
+// ProcessLogsInput is the input of get_process_logs.
+type ProcessLogsInput struct {
+	ProcessID string `json:"processId" jsonschema:"a dev server (dev_…) or terminal (term_…)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"only the newest N entries (default: all held, at most 5000 per dev server)" minimum:"1" maximum:"10000"`
+}
+
+// AttachInput is the input of attach_process_logs.
+type AttachInput struct {
+	DevServerID string `json:"devServerId,omitempty" jsonschema:"the dev server (dev_…)"`
+	Cwd         string `json:"cwd,omitempty" jsonschema:"a folder: the newest dev server running in it (or below it)"`
+	Replay      bool   `json:"replay,omitempty" jsonschema:"first replay the lines captured so far" default:"true"`
+}
+
+// OrphanInput is the input of stop_orphan_process.
+type OrphanInput struct {
+	ID string `json:"id" jsonschema:"the orphan's id, as get_process_tree lists it (kind orphan)"`
+}
+
+// WriteResult is the result of write_terminal.
+type WriteResult struct {
+	TerminalID string `json:"terminalId"`
+	Written    int    `json:"written"`
+}
+
+// CloseResult is the result of close_terminal.
+type CloseResult struct {
+	TerminalID string `json:"terminalId"`
+	Closed     bool   `json:"closed"`
+}
+
+// StopResult is the result of stop_dev_server.
+type StopResult struct {
+	DevServerID string `json:"devServerId"`
+	Stopped     bool   `json:"stopped"`
+}
+
+// TreeResult is the result of get_process_tree.
+type TreeResult struct {
+	Processes []process.ProcessInfo `json:"processes"`
+}
+
+// LogsResult is the result of get_process_logs.
+type LogsResult struct {
+	ProcessID string             `json:"processId"`
+	Logs      []process.LogEntry `json:"logs"`
+}
+
+// AttachResult is the result of attach_process_logs once it is cancelled.
+// The handler returns it as soon as its context ends; the registry keeps it
+// when it is there as the call ends and answers CANCELLED otherwise, so a
+// caller must accept either.
+type AttachResult struct {
+	DevServerID string `json:"devServerId"`
+	Attached    bool   `json:"attached"`
+}
+
+// OrphanResult is the result of stop_orphan_process.
+type OrphanResult struct {
+	ID      string `json:"id"`
+	Stopped bool   `json:"stopped"`
+}
+
+// Register adds the process tools to r.
+func Register(r *registry.Registry, d Deps) {
+	m := d.Manager
+
+	registry.Register(r, registry.Tool{Name: "create_terminal", Description: "Spawn a new interactive terminal session.", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in CreateTerminalInput) (process.Terminal, error) {
+			cwd, err := terminalCwd(call, in.Cwd)
+			if err != nil {
+				return process.Terminal{}, err
+			}
+			term, err := m.CreateTerminal(ctx, process.TermSpec{Cwd: cwd, Shell: in.Shell, Cols: in.Cols, Rows: in.Rows})
+			if err != nil {
+				return process.Terminal{}, engineError(err, nil)
+			}
+			return term, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "list_terminals", Description: "List active terminal sessions.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.Terminal, error) {
+			return orEmpty(m.Terminals()), nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "write_terminal", Description: "Write raw input to a terminal session (include \\r to submit).", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in WriteTerminalInput) (WriteResult, error) {
+			if err := required("terminalId", in.TerminalID); err != nil {
+				return WriteResult{}, err
+			}
+			n, err := m.WriteTerminal(in.TerminalID, in.Data)
+			if err != nil {
+				return WriteResult{}, engineError(err, unknownTerminal(in.TerminalID))
+			}
+			return WriteResult{TerminalID: in.TerminalID, Written: n}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "resize_terminal", Description: "Resize a terminal's PTY viewport.", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in ResizeTerminalInput) (process.Terminal, error) {
+			if err := required("terminalId", in.TerminalID); err != nil {
+				return process.Terminal{}, err
+			}
+			term, err := m.ResizeTerminal(in.TerminalID, in.Cols, in.Rows)
+			if err != nil {
+				return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
+			}
+			return term, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "kill_terminal", Description: "Send a termination signal to a terminal session.", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in KillTerminalInput) (process.Terminal, error) {
+			if err := required("terminalId", in.TerminalID); err != nil {
+				return process.Terminal{}, err
+			}
+			if err := checkSignal(in.Signal); err != nil {
+				return process.Terminal{}, err
+			}
+			term, err := m.KillTerminal(in.TerminalID, in.Signal)
+			if err != nil {
+				return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
+			}
+			return term, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "close_terminal", Description: "Kill and forget a terminal session entirely.", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in TerminalInput) (CloseResult, error) {
+			if err := required("terminalId", in.TerminalID); err != nil {
+				return CloseResult{}, err
+			}
+			if err := m.CloseTerminal(ctx, in.TerminalID); err != nil {
+				return CloseResult{}, engineError(err, unknownTerminal(in.TerminalID))
+			}
+			return CloseResult{TerminalID: in.TerminalID, Closed: true}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "get_terminal_snapshot", Description: "Return a terminal's metadata plus its replayable scrollback buffer.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in TerminalInput) (process.Snapshot, error) {
+			if err := required("terminalId", in.TerminalID); err != nil {
+				return process.Snapshot{}, err
+			}
+			snap, err := m.TerminalSnapshot(in.TerminalID)
+			if err != nil {
+				return process.Snapshot{}, engineError(err, unknownTerminal(in.TerminalID))
+			}
+			return snap, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "start_dev_server", Description: "Spawn a managed dev-server process and capture its output (through the shell without args, as an argv with args).", Capabilities: startsServer},
+		func(ctx context.Context, call *registry.Call, in StartDevServerInput) (process.DevServer, error) {
+			if err := required("cwd", in.Cwd); err != nil {
+				return process.DevServer{}, err
+			}
+			if err := required("command", in.Command); err != nil {
+				return process.DevServer{}, err
+			}
+			cwd, err := absPath(call, "cwd", in.Cwd)
+			if err != nil {
+				return process.DevServer{}, err
+			}
+			srv, err := m.StartDevServer(ctx, process.DevSpec{Cwd: cwd, Command: in.Command, Args: in.Args, Name: in.Name})
+			if err != nil {
+				return process.DevServer{}, engineError(err, nil)
+			}
+			return srv, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "list_dev_servers", Description: "List managed dev servers and their status/port.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.DevServer, error) {
+			return orEmpty(m.DevServers()), nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "stop_dev_server", Description: "Stop a managed dev server by killing its process group.", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in StopDevServerInput) (StopResult, error) {
+			if err := required("devServerId", in.DevServerID); err != nil {
+				return StopResult{}, err
+			}
+			if err := checkSignal(in.Signal); err != nil {
+				return StopResult{}, err
+			}
+			if err := m.StopDevServer(ctx, in.DevServerID, in.Signal); err != nil {
+				return StopResult{}, engineError(err, unknownDevServer(in.DevServerID))
+			}
+			return StopResult{DevServerID: in.DevServerID, Stopped: true}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "restart_dev_server", Description: "Stop a managed dev server and start it again with the same command (the new server has a new id).", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in DevServerInput) (process.DevServer, error) {
+			if err := required("devServerId", in.DevServerID); err != nil {
+				return process.DevServer{}, err
+			}
+			srv, err := m.RestartDevServer(ctx, in.DevServerID)
+			if err != nil {
+				return process.DevServer{}, engineError(err, unknownDevServer(in.DevServerID))
+			}
+			return srv, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "get_process_tree", Description: "Return managed child processes (dev servers, terminals, and orphans an earlier run left) with their detected OS subtree and listening ports.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (TreeResult, error) {
+			return TreeResult{Processes: orEmpty(m.Processes())}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "stop_orphan_process", Description: "Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan).", Capabilities: startsProc},
+		func(ctx context.Context, call *registry.Call, in OrphanInput) (OrphanResult, error) {
+			if err := required("id", in.ID); err != nil {
+				return OrphanResult{}, err
+			}
+			if err := m.StopOrphan(ctx, in.ID); err != nil {
+				return OrphanResult{}, engineError(err, unknownProcess(in.ID))
+			}
+			return OrphanResult{ID: in.ID, Stopped: true}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id.", Capabilities: readOnly},
+		func(ctx context.Context, call *registry.Call, in ProcessLogsInput) (LogsResult, error) {
+			if err := required("processId", in.ProcessID); err != nil {
+				return LogsResult{}, err
+			}
+			logs, _, err := m.Logs(in.ProcessID, 0, in.Limit)
+			if err != nil {
+				return LogsResult{}, engineError(err, unknownProcess(in.ProcessID))
+			}
+			return LogsResult{ProcessID: in.ProcessID, Logs: orEmpty(logs)}, nil
+		})
+
+	registry.Register(r, registry.Tool{Name: "attach_process_logs", Description: "Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd.", Capabilities: readOnly, Timeout: AttachTimeout},
+		func(ctx context.Context, call *registry.Call, in AttachInput) (AttachResult, error) {
+			srv, err := resolveServer(m, call, in)
+			if err != nil {
+				return AttachResult{}, err
+			}
+			if err := follow(ctx, m, call, srv.ID, in.Replay); err != nil {
+				return AttachResult{}, err
+			}
+			return AttachResult{DevServerID: srv.ID, Attached: true}, nil
+		})
+}
+
+// resolveServer finds attach_process_logs' dev server: by id, else the
+// newest one running in (or below) cwd.
+func resolveServer(m *process.Manager, call *registry.Call, in AttachInput) (process.DevServer, error) {
+	switch {
+	case in.DevServerID != "":
+		srv, ok := m.DevServer(in.DevServerID)
+		if !ok {
+			return process.DevServer{}, unknownDevServer(in.DevServerID)
+		}
+		return srv, nil
+	case in.Cwd != "":
+		cwd, err := absPath(call, "cwd", in.Cwd)
+		if err != nil {
+			return process.DevServer{}, err
+		}
+		if srv, ok := m.DevServerByCwd(cwd); ok {
+			return srv, nil
+		}
+		// The caller may name the folder through a symlink (/tmp on some
+		// systems) while the server was started under its real path.
+		if real, err := filepath.EvalSymlinks(cwd); err == nil && real != cwd {
+			if srv, ok := m.DevServerByCwd(real); ok {
+				return srv, nil
+			}
+		}
+		return process.DevServer{}, protocol.Errorf(protocol.CodeToolFailed, "No dev server running in %s", cwd)
+	}
+	const msg = "Provide either devServerId or cwd"
+	return process.DevServer{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: msg,
+		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "devServerId", Message: msg}}}}
+}
+
+// endedPollInterval is how often follow re-checks a server whose WaitLogs
+// returned nothing although it still runs (it should not happen; this only
+// keeps such a case from spinning).
+const endedPollInterval = 200 * time.Millisecond
+
+// follow streams a dev server's log lines to the call as log events, from
+// the first held line when replay is set, else from now, until ctx ends. A
+// server that exits keeps being followed (its exit line is streamed like any
+// other); only the caller's cancellation ends a follow.
+func follow(ctx context.Context, m *process.Manager, call *registry.Call, id string, replay bool) error {
+	entries, next, err := m.Logs(id, 0, 0)
+	if err != nil {
+		return engineError(err, unknownDevServer(id))
+	}
+	if replay {
+		emitEntries(call, entries)
+	}
+	after := next - 1
+	for ctx.Err() == nil {
+		entries, next, err := m.WaitLogs(ctx, id, after)
+		if ctx.Err() != nil {
+			// Lines that arrived with the cancellation are still sent: the
+			// registry drops them if the call has already resolved.
+			emitEntries(call, entries)
+			return nil
+		}
+		if process.IsUnknown(err) {
+			// An ended server the engine no longer lists: nothing more
+			// will come.
+			<-ctx.Done()
+			return nil
+		}
+		if err != nil {
+			return engineError(err, unknownDevServer(id))
+		}
+		emitEntries(call, entries)
+		if len(entries) > 0 {
+			after = entries[len(entries)-1].Seq
+			continue
+		}
+		after = max(after, next-1)
+		srv, ok := m.DevServer(id)
+		if !ok || ended(srv.Status) {
+			// Nothing more will come: wait for the caller to let go.
+			<-ctx.Done()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(endedPollInterval):
+		}
+	}
+	return nil
+}
+
+// ended reports whether a status is final.
+func ended(status string) bool {
+	return status == process.StatusExited || status == process.StatusErrored || status == process.StatusStopped
+}
+
+// maxEventBytes bounds the message of one batched log event.
+const maxEventBytes = 64 << 10
+
+// emitEntries sends the entries as log events: level warn for stderr, info
+// otherwise; each line prefixed "[stream] " unless it is stdout or pty.
+// Consecutive lines of one level travel in one event, joined by newlines
+// (up to 64 KiB): a reader printing messages prints the same lines, and a
+// flood costs one socket frame per batch instead of one per line, so a
+// follower keeps up with a process that prints as fast as it can.
+func emitEntries(call *registry.Call, entries []process.LogEntry) {
+	var b strings.Builder
+	var level protocol.LogLevel
+	flush := func() {
+		if b.Len() > 0 {
+			call.Log(level, b.String())
+			b.Reset()
+		}
+	}
+	for _, e := range entries {
+		msg := messageOf(e)
+		if l := levelOf(e); l != level || b.Len()+len(msg)+1 > maxEventBytes {
+			flush()
+			level = l
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(msg)
+	}
+	flush()
+}
+
+// messageOf is the log event message of a log entry: its text, prefixed
+// "[stream] " unless the stream is stdout or pty.
+func messageOf(e process.LogEntry) string {
+	if e.Stream == process.StreamStdout || e.Stream == process.StreamPTY {
+		return e.Text
+	}
+	return "[" + e.Stream + "] " + e.Text
+}
+
+func levelOf(e process.LogEntry) protocol.LogLevel {
+	if e.Stream == process.StreamStderr {
+		return protocol.LevelWarn
+	}
+	return protocol.LevelInfo
+}
+
+// checkSignal refuses a signal argument the engine would not know ("TERM",
+// "SIGTERM", "sigterm" and "15" are all fine; "" is the default).
+func checkSignal(s string) error {
+	if _, err := process.ParseSignal(s, syscall.SIGTERM); err != nil {
+		return validationError("signal", err.Error())
+	}
+	return nil
+}
+
+// absPath makes a path argument absolute: a leading ~ is the home folder,
+// a relative path is relative to the caller's working directory.
+func absPath(call *registry.Call, field, p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", validationError(field, fmt.Sprintf("%s %q starts with ~ but the home folder is unknown: %v", field, p, err))
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		base := call.Client.Cwd
+		if base == "" || !filepath.IsAbs(base) {
+			return "", validationError(field, fmt.Sprintf("%s %q is relative and the caller sent no working directory: give an absolute path", field, p))
+		}
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// terminalCwd is create_terminal's folder: the argument (or the caller's
+// working directory) made absolute, walked up to the nearest existing
+// folder; "" (the engine's default, the home folder) when neither is given.
+func terminalCwd(call *registry.Call, p string) (string, error) {
+	if p == "" {
+		p = call.Client.Cwd
+		if p == "" || !filepath.IsAbs(p) {
+			return "", nil
+		}
+	}
+	dir, err := absPath(call, "cwd", p)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// required refuses an empty string argument.
+func required(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return validationError(field, field+" must not be empty")
+	}
+	return nil
+}
+
+// engineError maps an engine error to a tool error: an unknown id becomes
+// unknown (when given), input the engine refused (a cwd that is not a
+// folder, a bad size) VALIDATION_ERROR, a context's end stays itself (the
+// registry reports CANCELLED or TIMEOUT), anything else is TOOL_FAILED with
+// the engine's message.
+func engineError(err error, unknown error) error {
+	var te *protocol.ToolError
+	switch {
+	case errors.As(err, &te):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case unknown != nil && process.IsUnknown(err):
+		return unknown
+	case process.IsInvalid(err):
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err,
+			Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "", Message: err.Error()}}}}
+	}
+	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+}
+
+func unknownTerminal(id string) error {
+	return protocol.Errorf(protocol.CodeToolFailed, "Unknown terminal: %s", id)
+}
+
+func unknownProcess(id string) error {
+	return protocol.Errorf(protocol.CodeToolFailed, "Unknown process: %s", id)
+}
+
+func unknownDevServer(id string) error {
+	return protocol.Errorf(protocol.CodeToolFailed, "Unknown dev server: %s", id)
+}
+
+// validationError is a VALIDATION_ERROR shaped like the registry's own.
+func validationError(field, msg string) error {
+	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
+		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
+}
+
+// orEmpty turns nil into an empty slice, so lists marshal as [].
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
