@@ -19,6 +19,12 @@
 // [App.BrowserViewport] and [App.BrowserStop] reach a browser tab's page
 // directly (renderer-trusted, like every call of the window), while its
 // frames are pulled through the asset server (run.go), never pushed.
+//
+// Terminal tabs work the same way: [App.TerminalWrite] and
+// [App.TerminalResize] reach a terminal's PTY directly, its output is
+// pulled through the asset server (process.OutputPath), and changes of the
+// managed processes are announced with a throttled "process_changed"
+// {kind, id} hint, after which the UI re-reads them through the tools.
 package app
 
 import (
@@ -26,6 +32,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +43,7 @@ import (
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
@@ -50,7 +59,26 @@ const (
 	EventStateChanged     = "state_changed"
 	EventLogsAppended     = "logs_appended"
 	EventGitChanged       = "git_changed"
+	EventProcessChanged   = "process_changed"
 )
+
+// processThrottle is the most often "process_changed" hints are sent:
+// changes within it are announced together, each process once.
+const processThrottle = 150 * time.Millisecond
+
+// maxProcessHints is how many distinct processes one throttle period
+// announces one by one; beyond it a single hint with an empty kind and id
+// says "re-read everything".
+const maxProcessHints = 8
+
+// ProcessChangedPayload is the payload of [EventProcessChanged]: a managed
+// process (kind "dev-server" or "terminal") was added, removed, or changed
+// status or port. Empty kind and id: many changed. The UI re-reads
+// list_dev_servers, list_terminals and get_process_tree.
+type ProcessChangedPayload struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
 
 // GitChangedPayload is the payload of [EventGitChanged]: the worktree root
 // of a watched repository whose files, index, HEAD or branches changed, and
@@ -118,6 +146,7 @@ type App struct {
 	logs      *applog.Logger        // nil: no logs_appended events
 	git       *watch.Hub            // nil: no git_changed events
 	browser   *browser.Manager      // nil: no live browser view
+	processes *process.Manager      // nil: no terminal input
 
 	// newEmitter turns the Wails context into an emitter (run.go sets it;
 	// tests set a fake). onStartup runs at the end of Startup.
@@ -133,22 +162,24 @@ type App struct {
 	// then nobody is asked.
 	quitting atomic.Bool
 
-	mu       sync.Mutex
-	em       emitter
-	wctx     context.Context // the Wails context, set by Startup
-	base     context.Context // parent of every call; cancelled by Shutdown
-	stop     context.CancelFunc
-	calls    map[string]context.CancelFunc
-	detach   func()
-	unsub    func()
-	unsubSt  func()
-	unsubLog func()
-	unsubGit func()
-	logCount int         // entries not yet announced
-	logTimer *time.Timer // pending logs_appended hint
-	started  bool
-	shutdown bool
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	em        emitter
+	wctx      context.Context // the Wails context, set by Startup
+	base      context.Context // parent of every call; cancelled by Shutdown
+	stop      context.CancelFunc
+	calls     map[string]context.CancelFunc
+	detach    func()
+	unsub     func()
+	unsubSt   func()
+	unsubLog  func()
+	unsubGit  func()
+	logCount  int                     // entries not yet announced
+	logTimer  *time.Timer             // pending logs_appended hint
+	procSeen  []ProcessChangedPayload // processes changed, not yet announced
+	procTimer *time.Timer             // pending process_changed hints
+	started   bool
+	shutdown  bool
+	wg        sync.WaitGroup
 }
 
 // Option configures [New].
@@ -169,6 +200,29 @@ func WithGitWatch(h *watch.Hub) Option { return func(a *App) { a.git = h } }
 // WithBrowser gives the window's live browser view (BrowserInput,
 // BrowserViewport, BrowserStop) the engine that holds the tabs.
 func WithBrowser(m *browser.Manager) Option { return func(a *App) { a.browser = m } }
+
+// WithProcesses gives the window's terminal tabs (TerminalWrite,
+// TerminalResize) the engine that runs the terminals.
+func WithProcesses(m *process.Manager) Option { return func(a *App) { a.processes = m } }
+
+// ProcessHook carries the process engine's change notices to the window.
+// The engine is built with the runtime, before the window's binding
+// exists, so instance.Config.OnProcessChange is set to [ProcessHook.Notify]
+// and the binding attaches itself later (run.go); notices before that, or
+// after the window closed, are dropped.
+type ProcessHook struct{ app atomic.Pointer[App] }
+
+// Notify announces a change of the process id of kind ("dev-server" or
+// "terminal") to the attached window, throttled. It is safe to call from
+// any goroutine.
+func (h *ProcessHook) Notify(kind, id string) {
+	if a := h.app.Load(); a != nil {
+		a.onProcessChange(kind, id)
+	}
+}
+
+// attach makes a the window the hook notifies.
+func (h *ProcessHook) attach(a *App) { h.app.Store(a) }
 
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
@@ -235,6 +289,11 @@ func (a *App) Shutdown(ctx context.Context) {
 		a.logTimer.Stop()
 		a.logTimer = nil
 	}
+	if a.procTimer != nil {
+		a.procTimer.Stop()
+		a.procTimer = nil
+	}
+	a.procSeen = nil
 	a.mu.Unlock()
 
 	if unsubLog != nil {
@@ -473,6 +532,39 @@ func (a *App) flushLogs() {
 	}
 }
 
+// onProcessChange records a change of a managed process and schedules the
+// hints for the changes of the next processThrottle.
+func (a *App) onProcessChange(kind, id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.shutdown || !a.started {
+		return
+	}
+	p := ProcessChangedPayload{Kind: kind, ID: id}
+	if !slices.Contains(a.procSeen, p) && len(a.procSeen) <= maxProcessHints {
+		a.procSeen = append(a.procSeen, p)
+	}
+	if a.procTimer == nil {
+		a.procTimer = time.AfterFunc(processThrottle, a.flushProcesses)
+	}
+}
+
+// flushProcesses sends the pending process_changed hints: one per process,
+// or one empty hint when more than maxProcessHints changed.
+func (a *App) flushProcesses() {
+	a.mu.Lock()
+	seen := a.procSeen
+	a.procSeen = nil
+	a.procTimer = nil
+	a.mu.Unlock()
+	if len(seen) > maxProcessHints {
+		seen = []ProcessChangedPayload{{}}
+	}
+	for _, p := range seen {
+		a.emit(EventProcessChanged, p)
+	}
+}
+
 // emit sends an event to the window, if there is one.
 func (a *App) emit(name string, payload any) {
 	a.mu.Lock()
@@ -606,4 +698,98 @@ func validateInput(ev browser.InputEvent) error {
 		return bad("modifiers %d (a bit field: Alt=1, Ctrl=2, Meta=4, Shift=8)", ev.Modifiers)
 	}
 	return nil
+}
+
+// bulkHandler serves the window's bulk data, which is pulled through the
+// asset server rather than pushed as events: the live browser view's frames
+// under browser.FramePath and the output of dev servers and terminals under
+// process.OutputPath. It is nil when the window has neither engine.
+func (a *App) bulkHandler() http.Handler {
+	if a.browser == nil && a.processes == nil {
+		return nil
+	}
+	mux := http.NewServeMux()
+	if a.browser != nil {
+		mux.Handle(browser.FramePath, a.browser.FrameHandler())
+	}
+	if a.processes != nil {
+		mux.Handle(process.OutputPath, a.processes.OutputHandler())
+	}
+	return mux
+}
+
+// Limits of the terminal bindings.
+const (
+	// maxTerminalWrite bounds one TerminalWrite (a paste is sent whole).
+	maxTerminalWrite = 1 << 20
+	// maxTerminalCols and maxTerminalRows bound a TerminalResize.
+	maxTerminalCols = 1000
+	maxTerminalRows = 500
+)
+
+// TerminalWrite writes the keys (or pasted text) of a terminal tab to the
+// terminal id's PTY. Like every call of the window it is trusted as the
+// renderer; it goes to the engine directly rather than through the
+// write_terminal tool, so keystrokes are neither audited nor logged one by
+// one. Errors read "CODE: message": VALIDATION_ERROR for an unknown
+// terminal or too much data.
+func (a *App) TerminalWrite(id, data string) error {
+	if len(data) > maxTerminalWrite {
+		return protocol.Errorf(protocol.CodeValidation, "terminal input of %d bytes is too large (at most %d per write)", len(data), maxTerminalWrite)
+	}
+	m, err := a.terminalEngine(id)
+	if err != nil {
+		return err
+	}
+	if data == "" {
+		return nil
+	}
+	if _, err := m.WriteTerminal(id, data); err != nil {
+		return terminalError("write to", id, err)
+	}
+	return nil
+}
+
+// TerminalResize sets the size (character cells) of the terminal id's PTY
+// to its tab's, when the tab's pane changes size. Trusted and not audited,
+// like [App.TerminalWrite].
+func (a *App) TerminalResize(id string, cols, rows int) error {
+	if cols < 1 || rows < 1 || cols > maxTerminalCols || rows > maxTerminalRows {
+		return protocol.Errorf(protocol.CodeValidation, "terminal size %d×%d is out of range (1 to %d columns, 1 to %d rows)",
+			cols, rows, maxTerminalCols, maxTerminalRows)
+	}
+	m, err := a.terminalEngine(id)
+	if err != nil {
+		return err
+	}
+	if _, err := m.ResizeTerminal(id, cols, rows); err != nil {
+		return terminalError("resize", id, err)
+	}
+	return nil
+}
+
+// terminalEngine checks a terminal binding's id and state and returns the
+// engine.
+func (a *App) terminalEngine(id string) (*process.Manager, error) {
+	if id == "" {
+		return nil, protocol.Errorf(protocol.CodeValidation, "terminal: no terminal id")
+	}
+	a.mu.Lock()
+	shut := a.shutdown
+	a.mu.Unlock()
+	switch {
+	case shut:
+		return nil, protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing")
+	case a.processes == nil:
+		return nil, protocol.Errorf(protocol.CodeToolFailed, "this window has no process engine")
+	}
+	return a.processes, nil
+}
+
+// terminalError words an engine error of a terminal binding for the window.
+func terminalError(what, id string, err error) error {
+	if process.IsUnknown(err) {
+		return protocol.Errorf(protocol.CodeValidation, "there is no terminal %q (was it closed?)", id)
+	}
+	return protocol.Errorf(protocol.CodeToolFailed, "%s terminal %s: %v", what, id, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
@@ -951,5 +954,174 @@ func TestBrowserBindingDrivesALivePage(t *testing.T) {
 
 	if err := a.BrowserStop("btab_app"); err != nil {
 		t.Errorf("BrowserStop = %v", err)
+	}
+}
+
+func isProcessChanged(e emitted) bool { return e.name == EventProcessChanged }
+
+func TestProcessChangedIsThrottledAndSmall(t *testing.T) {
+	hook := &ProcessHook{}
+	hook.Notify("dev-server", "dev_early") // no window yet: dropped
+	a, em := startApp(t, newTestRegistry(t, nil), nil)
+	hook.attach(a)
+
+	// A burst of changes becomes one hint per process, after the throttle.
+	for range 5 {
+		hook.Notify("dev-server", "dev_1")
+		hook.Notify("terminal", "term_1")
+	}
+	em.waitFor(t, "process_changed", isProcessChanged)
+	time.Sleep(2 * processThrottle)
+	var got []ProcessChangedPayload
+	em.mu.Lock()
+	for _, e := range em.events {
+		if isProcessChanged(e) {
+			got = append(got, e.payload.(ProcessChangedPayload))
+		}
+	}
+	em.mu.Unlock()
+	want := []ProcessChangedPayload{{Kind: "dev-server", ID: "dev_1"}, {Kind: "terminal", ID: "term_1"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("process_changed hints = %+v, want %+v", got, want)
+	}
+	if b, _ := json.Marshal(got[0]); string(b) != `{"kind":"dev-server","id":"dev_1"}` {
+		t.Errorf("process_changed JSON = %s", b)
+	}
+
+	// Many processes at once: one hint to re-read everything.
+	before := em.count(isProcessChanged)
+	for i := range maxProcessHints + 3 {
+		hook.Notify("dev-server", fmt.Sprintf("dev_%d", i))
+	}
+	time.Sleep(3 * processThrottle)
+	if n := em.count(isProcessChanged) - before; n != 1 {
+		t.Fatalf("%d changes gave %d hints, want 1", maxProcessHints+3, n)
+	}
+	em.mu.Lock()
+	last := em.events[len(em.events)-1].payload
+	em.mu.Unlock()
+	if last != (ProcessChangedPayload{}) {
+		t.Errorf("the hint for many changes = %+v, want an empty one", last)
+	}
+
+	// After Shutdown nothing more is announced.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.Shutdown(ctx)
+	a.mu.Lock()
+	a.em = em
+	a.mu.Unlock()
+	before = em.count(isProcessChanged)
+	hook.Notify("dev-server", "dev_late")
+	time.Sleep(2 * processThrottle)
+	if n := em.count(isProcessChanged); n != before {
+		t.Errorf("process_changed after Shutdown: %d, want %d", n, before)
+	}
+}
+
+func TestTerminalBindingRefusals(t *testing.T) {
+	bare, _ := startApp(t, newTestRegistry(t, nil), nil)
+	if err := bare.TerminalWrite("term_1", "ls\r"); protocol.CodeOf(err) != protocol.CodeToolFailed {
+		t.Errorf("TerminalWrite without an engine = %v, want TOOL_FAILED", err)
+	}
+
+	m := process.New(process.Options{})
+	t.Cleanup(func() { _ = m.Shutdown(context.Background(), true) })
+	a, _ := startApp(t, newTestRegistry(t, nil), nil, WithProcesses(m))
+	for _, tc := range []struct {
+		name string
+		call func() error
+		code protocol.ErrorCode
+		text string
+	}{
+		{"write to an unknown terminal", func() error { return a.TerminalWrite("term_gone", "ls\r") }, protocol.CodeValidation, `there is no terminal "term_gone"`},
+		{"resize an unknown terminal", func() error { return a.TerminalResize("term_gone", 80, 24) }, protocol.CodeValidation, "no terminal"},
+		{"no id", func() error { return a.TerminalWrite("", "x") }, protocol.CodeValidation, "no terminal id"},
+		{"too much input", func() error { return a.TerminalWrite("term_1", strings.Repeat("x", maxTerminalWrite+1)) }, protocol.CodeValidation, "too large"},
+		{"no columns", func() error { return a.TerminalResize("term_1", 0, 24) }, protocol.CodeValidation, "out of range"},
+		{"too many rows", func() error { return a.TerminalResize("term_1", 80, maxTerminalRows+1) }, protocol.CodeValidation, "out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if protocol.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("got %v, want %s containing %q", err, tc.code, tc.text)
+			}
+		})
+	}
+	a.Shutdown(context.Background())
+	if err := a.TerminalWrite("term_1", "x"); protocol.CodeOf(err) != protocol.CodeRuntimeShuttingDown {
+		t.Errorf("TerminalWrite after Shutdown = %v, want RUNTIME_SHUTTING_DOWN", err)
+	}
+}
+
+// TestTerminalBindingDrivesARealShell types into a real PTY through the
+// binding, resizes it, and sees the shell's answers in the terminal's
+// output; the engine's change notices reach the window as process_changed.
+func TestTerminalBindingDrivesARealShell(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	hook := &ProcessHook{}
+	m := process.New(process.Options{OnChange: hook.Notify})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx, true)
+	})
+	a, em := startApp(t, newTestRegistry(t, nil), nil, WithProcesses(m))
+	hook.attach(a)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	term, err := m.CreateTerminal(ctx, process.TermSpec{Cwd: t.TempDir(), Shell: "/bin/sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	em.waitFor(t, "process_changed of the new terminal", func(e emitted) bool {
+		p, ok := e.payload.(ProcessChangedPayload)
+		return isProcessChanged(e) && ok && (p.ID == term.ID || p.ID == "")
+	})
+
+	if err := a.TerminalResize(term.ID, 100, 30); err != nil {
+		t.Fatalf("TerminalResize: %v", err)
+	}
+	if err := a.TerminalWrite(term.ID, "stty size; echo meith-$((40+2))\r"); err != nil {
+		t.Fatalf("TerminalWrite: %v", err)
+	}
+	// The output is pulled through the window's asset handler, as the
+	// terminal view pulls it.
+	srv := httptest.NewServer(a.bulkHandler())
+	t.Cleanup(srv.Close)
+	if r, err := http.Get(srv.URL + process.OutputPath + "term_gone/output?after=0"); err != nil || r.StatusCode != http.StatusNotFound {
+		t.Errorf("output of an unknown terminal = %v %v, want 404", r, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var out strings.Builder
+	var after int64
+	for !strings.Contains(out.String(), "meith-42") || !strings.Contains(out.String(), "30 100") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the shell's answers did not arrive; output: %q", out.String())
+		}
+		r, err := http.Get(fmt.Sprintf("%s%s%s/output?after=%d", srv.URL, process.OutputPath, term.ID, after))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Entries []process.LogEntry `json:"entries"`
+			NextSeq int64              `json:"nextSeq"`
+			Status  string             `json:"status"`
+		}
+		err = json.NewDecoder(r.Body).Decode(&page)
+		r.Body.Close()
+		if err != nil || r.StatusCode != http.StatusOK || page.Status != process.StatusRunning {
+			t.Fatalf("output page: HTTP %d, %+v, %v", r.StatusCode, page, err)
+		}
+		for _, e := range page.Entries {
+			if e.Stream != process.StreamPTY {
+				t.Errorf("a terminal entry of stream %q", e.Stream)
+			}
+			out.WriteString(e.Text)
+		}
+		after = page.NextSeq - 1
 	}
 }

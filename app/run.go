@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"time"
 
@@ -24,7 +23,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/frontend"
@@ -50,6 +48,10 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	}
 	cfg.Desktop = true
 	cfg.CaptureWindow = captureWindow
+	// The process engine starts with the runtime; its change notices
+	// reach the window once it is open.
+	procHook := &ProcessHook{}
+	cfg.OnProcessChange = procHook.Notify
 	inst, err := instance.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
@@ -64,7 +66,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
 		return 1
 	}
-	runErr := Run(ctx, inst)
+	runErr := Run(ctx, inst, procHook)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := errors.Join(runErr, inst.Close(closeCtx)); err != nil {
@@ -75,10 +77,17 @@ func Main(ctx context.Context, stderr io.Writer) int {
 }
 
 // Run opens the window on a started runtime and blocks until the window
-// closes or ctx ends. It does not close inst.
-func Run(ctx context.Context, inst *instance.Instance) error {
-	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger()),
-		WithGitWatch(inst.GitWatch()), WithBrowser(inst.Browser())))
+// closes or ctx ends. It does not close inst. procHook, if not nil, is the
+// hook inst's Config.OnProcessChange calls: the window then hears of
+// process changes ("process_changed").
+func Run(ctx context.Context, inst *instance.Instance, procHook *ProcessHook) error {
+	a := New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger()),
+		WithGitWatch(inst.GitWatch()), WithBrowser(inst.Browser()), WithProcesses(inst.Processes()))
+	if procHook != nil {
+		procHook.attach(a)
+		defer procHook.attach(nil)
+	}
+	return run(ctx, a)
 }
 
 // quitRetry is how often Run asks Wails again to quit after ctx ended: a
@@ -125,15 +134,11 @@ func run(ctx context.Context, a *App) error {
 		_ = os.Setenv("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
 	}
 	// Bulk data is pulled through the asset server, never pushed as events:
-	// the live browser view's frames are served under browser.FramePath.
+	// the live browser view's frames are served under browser.FramePath,
+	// the output of dev servers and terminals under process.OutputPath.
 	// (The `-tags dev` server routes GETs it has no file for to this handler
-	// as well, so the e2e tests in a plain browser get the same frames.)
-	assets := &assetserver.Options{Assets: frontend.Assets}
-	if a.browser != nil {
-		mux := http.NewServeMux()
-		mux.Handle(browser.FramePath, a.browser.FrameHandler())
-		assets.Handler = mux
-	}
+	// as well, so the e2e tests in a plain browser get the same data.)
+	assets := &assetserver.Options{Assets: frontend.Assets, Handler: a.bulkHandler()}
 	return wails.Run(&options.App{
 		Title:            "meith",
 		Width:            1280,

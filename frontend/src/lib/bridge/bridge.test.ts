@@ -18,6 +18,8 @@ function fakeHost() {
     BrowserInput: vi.fn(async (_tabId: string, _ev: unknown) => {}),
     BrowserViewport: vi.fn(async (_tabId: string, _w: number, _h: number, _s: number) => {}),
     BrowserStop: vi.fn(async (_tabId: string) => {}),
+    TerminalWrite: vi.fn(async (_id: string, _data: string) => {}),
+    TerminalResize: vi.fn(async (_id: string, _cols: number, _rows: number) => {}),
   } satisfies BoundApp;
   const runtime = {
     EventsOn: vi.fn((name: string, cb: (...data: unknown[]) => void) => {
@@ -107,6 +109,17 @@ describe('bound methods', () => {
     expect(f.app.BrowserStop).toHaveBeenCalledWith('btab_1');
     f.app.BrowserInput.mockRejectedValueOnce('VALIDATION_ERROR: there is no browser tab "btab_x" (was it closed?)');
     await expect(b.browserInput('btab_x', ev)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('passes terminal input and sizes to the bound methods, with typed errors', async () => {
+    const f = fakeHost();
+    const b = createBridge(() => f.host);
+    await b.terminalWrite('term_1', 'ls\r');
+    expect(f.app.TerminalWrite).toHaveBeenCalledWith('term_1', 'ls\r');
+    await b.terminalResize('term_1', 120, 40);
+    expect(f.app.TerminalResize).toHaveBeenCalledWith('term_1', 120, 40);
+    f.app.TerminalWrite.mockRejectedValueOnce('VALIDATION_ERROR: there is no terminal "term_x" (was it closed?)');
+    await expect(b.terminalWrite('term_x', 'x')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('returns [] for a null slice from Go', async () => {

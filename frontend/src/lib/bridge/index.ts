@@ -5,6 +5,8 @@
 //   - runs tool calls as callID + events (tool_event / tool_result), with
 //     cancellation through an AbortSignal,
 //   - exposes subscribe(topic, fn) over the Wails runtime events.
+// Bulk data (browser frames, process output) is not here: views pull it
+// from the asset server with fetch.
 
 import { BridgeError, toBridgeError } from './errors';
 import { boundApp, windowHost, wailsRuntime, type HostSource } from './wails';
@@ -51,6 +53,10 @@ export interface Bridge {
   browserViewport(tabId: string, width: number, height: number, scale: number): Promise<void>;
   /** Stops the loading of a browser tab's page. */
   browserStop(tabId: string): Promise<void>;
+  /** Sends the keys (or pasted text) of a terminal tab to its PTY. */
+  terminalWrite(id: string, data: string): Promise<void>;
+  /** Sets a terminal's PTY size (character cells) to its view's. */
+  terminalResize(id: string, cols: number, rows: number): Promise<void>;
   /** Listens to a Go-side event; returns the unsubscribe function. */
   subscribe<T = unknown>(topic: string, fn: (payload: T) => void): () => void;
 }
@@ -220,6 +226,16 @@ export function createBridge(host: HostSource = windowHost): Bridge {
       await invoke(() => app.BrowserStop(tabId));
     },
 
+    async terminalWrite(id: string, data: string) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.TerminalWrite(id, data));
+    },
+
+    async terminalResize(id: string, cols: number, rows: number) {
+      const app = await invoke(async () => boundApp(host));
+      await invoke(() => app.TerminalResize(id, cols, rows));
+    },
+
     subscribe<T = unknown>(topic: string, fn: (payload: T) => void) {
       const off = wailsRuntime(host).EventsOn(topic, (payload) => fn(payload as T));
       return typeof off === 'function' ? off : () => {};
@@ -238,4 +254,6 @@ export const openFolderDialog = bridge.openFolderDialog.bind(bridge);
 export const browserInput = bridge.browserInput.bind(bridge);
 export const browserViewport = bridge.browserViewport.bind(bridge);
 export const browserStop = bridge.browserStop.bind(bridge);
+export const terminalWrite = bridge.terminalWrite.bind(bridge);
+export const terminalResize = bridge.terminalResize.bind(bridge);
 export const subscribe = bridge.subscribe.bind(bridge) as Bridge['subscribe'];

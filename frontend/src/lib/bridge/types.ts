@@ -130,6 +130,7 @@ export const Topics = {
   stateChanged: 'state_changed',
   logsAppended: 'logs_appended',
   gitChanged: 'git_changed',
+  processChanged: 'process_changed',
 } as const;
 
 // ---- App state (backend/state/types.go) ----
@@ -228,6 +229,9 @@ export interface BrowserInputEvent {
 
 export type PackageManager = 'unknown' | 'npm' | 'pnpm' | 'yarn' | 'bun';
 
+/** What the window does when a dev server reports its port. */
+export type DevServerOpenBrowser = 'offer' | 'open' | 'off';
+
 export interface AppSettings {
   autoRunOnOpen: boolean;
   confirmOnClose: boolean;
@@ -235,6 +239,10 @@ export interface AppSettings {
   showOutputOnRun: boolean;
   defaultPackageManager: PackageManager;
   debugMode: boolean;
+  /** At start-up, stop the dev servers and terminals an earlier run left running (else list them as orphans). */
+  stopOrphansOnStart: boolean;
+  /** When a dev server reports its port: "open" a browser tab on it (or reload one), "offer" to, or nothing ("off"). */
+  devServerOpenBrowser: DevServerOpenBrowser;
   git: GitSettings;
 }
 
@@ -326,4 +334,96 @@ export interface GitBranch {
   upstream: string;
   commit: string;
   subject: string;
+}
+
+// ---- Processes (backend/process, backend/tools/processtools) ----
+
+/** Statuses of a dev server or terminal (process.Status…). */
+export type ProcessStatus = 'starting' | 'running' | 'exited' | 'errored' | 'stopped';
+
+/** Streams of a process output entry. */
+export type OutputStream = 'stdout' | 'stderr' | 'pty' | 'system';
+
+/** One line of a dev server, or one chunk of a terminal's output (stream "pty"). */
+export interface OutputEntry {
+  seq: number;
+  stream: OutputStream;
+  text: string;
+  /** Unix milliseconds. */
+  ts: number;
+}
+
+/** What GET /_meith/process/<id>/output?after=<seq> answers. */
+export interface OutputPage {
+  entries: OutputEntry[] | null;
+  /** The seq the next entry will get. */
+  nextSeq: number;
+  status: ProcessStatus | string;
+}
+
+/** A managed dev server (process.DevServer). */
+export interface DevServer {
+  /** "dev_…" */
+  id: string;
+  name?: string;
+  cwd: string;
+  command: string;
+  args: string[] | null;
+  status: ProcessStatus;
+  pid: number;
+  port: number | null;
+  exitCode: number | null;
+  signal: string | null;
+  /** Unix milliseconds. */
+  startedAt: number;
+  endedAt?: number;
+}
+
+/** A terminal session (process.Terminal). */
+export interface TerminalSession {
+  /** "term_…" */
+  id: string;
+  cwd: string;
+  shell: string;
+  pid: number;
+  cols: number;
+  rows: number;
+  status: ProcessStatus;
+  createdAt: number;
+  exitCode: number | null;
+}
+
+/** get_terminal_snapshot: a terminal with its replayable scrollback. */
+export interface TerminalSnapshot extends TerminalSession {
+  buffer: string;
+  nextSeq: number;
+}
+
+/** An OS process of a managed process's subtree. */
+export interface ProcessNode {
+  pid: number;
+  ppid: number;
+  command: string;
+  ports: number[] | null;
+  children: ProcessNode[] | null;
+}
+
+export type ProcessKind = 'dev-server' | 'terminal' | 'orphan';
+
+/** One managed process of get_process_tree. */
+export interface ProcessInfo {
+  kind: ProcessKind;
+  id: string;
+  pid: number;
+  cwd: string;
+  command?: string;
+  status: ProcessStatus | string;
+  ports: number[] | null;
+  tree: ProcessNode | null;
+}
+
+/** Payload of the "process_changed" Wails event: a hint to re-read (empty kind and id: many changed). */
+export interface ProcessChangedPayload {
+  kind: 'dev-server' | 'terminal' | '';
+  id: string;
 }

@@ -26,6 +26,8 @@ export interface BoundApp {
   BrowserInput(tabId: string, ev: BrowserInputEvent): Promise<void>;
   BrowserViewport(tabId: string, width: number, height: number, scale: number): Promise<void>;
   BrowserStop(tabId: string): Promise<void>;
+  TerminalWrite(id: string, data: string): Promise<void>;
+  TerminalResize(id: string, cols: number, rows: number): Promise<void>;
 }
 
 /** The part of the Wails runtime the bridge uses. */

@@ -25,6 +25,8 @@ const fake = vi.hoisted(() => {
       showOutputOnRun: true,
       defaultPackageManager: 'unknown',
       debugMode: false,
+      stopOrphansOnStart: true,
+      devServerOpenBrowser: 'offer',
       git: {
         refreshIntervalMs: 2500, showUntrackedFiles: true, confirmBeforeRestore: true, checkpointBeforeAgentRun: true,
         identityProfiles: [], activeIdentityProfileId: null,

@@ -82,6 +82,8 @@ function initialState(profiles: IdentityProfile[], active: string | null): AppSt
       showOutputOnRun: true,
       defaultPackageManager: 'unknown',
       debugMode: false,
+      stopOrphansOnStart: true,
+      devServerOpenBrowser: 'offer',
       git: {
         refreshIntervalMs: 2500,
         showUntrackedFiles: true,

@@ -1,0 +1,108 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TerminalSession, WorkspaceTab } from '../../bridge';
+
+// An in-memory engine: terminals by id, the tool calls recorded.
+const fake = vi.hoisted(() => ({
+  terminals: new Map<string, { status: string; buffer: string; nextSeq: number }>(),
+  calls: [] as { tool: string; args: Record<string, unknown> }[],
+  seq: 0,
+  failBind: false,
+}));
+vi.mock('../../bridge', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../bridge')>();
+  const session = (id: string): TerminalSession => ({
+    id, cwd: '/p', shell: '/bin/sh', pid: 1, cols: 80, rows: 24, status: (fake.terminals.get(id)?.status ?? 'running') as 'running', createdAt: 1, exitCode: null,
+  });
+  return {
+    ...real,
+    call: vi.fn(async (tool: string, args: Record<string, unknown> = {}) => {
+      fake.calls.push({ tool, args });
+      await new Promise((r) => setTimeout(r, 1));
+      const id = String(args.terminalId ?? '');
+      switch (tool) {
+        case 'create_terminal': {
+          const nid = `term_${++fake.seq}`;
+          fake.terminals.set(nid, { status: 'running', buffer: '', nextSeq: 1 });
+          return { ok: true, content: session(nid) };
+        }
+        case 'get_terminal_snapshot': {
+          const t = fake.terminals.get(id);
+          if (!t) return { ok: false, error: { code: 'TOOL_FAILED', message: `Unknown terminal: ${id}` } };
+          return { ok: true, content: { ...session(id), buffer: t.buffer, nextSeq: t.nextSeq } };
+        }
+        case 'set_workspace_tab_terminal':
+          return fake.failBind ? { ok: false, error: { code: 'VALIDATION_ERROR', message: 'no such tab' } } : { ok: true, content: {} };
+        case 'close_terminal':
+          fake.terminals.delete(id);
+          return { ok: true, content: { terminalId: id, closed: true } };
+        default:
+          return { ok: false, error: { code: 'UNKNOWN_TOOL', message: tool } };
+      }
+    }),
+  };
+});
+
+const { attach, reattach, restart, SessionError } = await import('./session');
+
+const tab = (terminalId: string | null): WorkspaceTab => ({
+  id: 'wtab_1', spaceId: 's', kind: 'terminal', title: 'Terminal', cwd: '/home/me/shop', active: true, pane: 'primary', terminalId,
+  activeFilePath: null, openFilePaths: [], selectedGitFilePath: null, createdAt: 1,
+});
+const tools = () => fake.calls.map((c) => c.tool);
+
+beforeEach(() => {
+  fake.terminals.clear();
+  fake.calls = [];
+  fake.seq = 0;
+  fake.failBind = false;
+});
+
+describe('terminal sessions', () => {
+  it('replays a running terminal of the tab and pulls after its snapshot', async () => {
+    fake.terminals.set('term_old', { status: 'running', buffer: '$ ls\r\nfile\r\n$ ', nextSeq: 42 });
+    const a = await attach(tab('term_old'), { cols: 100, rows: 30 });
+    expect(a.terminal.id).toBe('term_old');
+    expect(a.buffer).toBe('$ ls\r\nfile\r\n$ ');
+    expect(a.after).toBe(41);
+    expect(tools()).toEqual(['get_terminal_snapshot']);
+  });
+
+  it('starts a terminal in the tab folder at the view size and binds it, when the tab has none or the engine forgot it', async () => {
+    const a = await attach(tab('term_from_an_earlier_run'), { cols: 100, rows: 30 });
+    expect(a).toMatchObject({ terminal: { id: 'term_1' }, buffer: '', after: 0 });
+    expect(fake.calls.map((c) => [c.tool, c.args])).toEqual([
+      ['get_terminal_snapshot', { terminalId: 'term_from_an_earlier_run' }],
+      ['create_terminal', { cwd: '/home/me/shop', cols: 100, rows: 30 }],
+      ['set_workspace_tab_terminal', { tabId: 'wtab_1', terminalId: 'term_1' }],
+    ]);
+  });
+
+  it('starts one terminal for two views of the same tab attaching at once', async () => {
+    const [a, b] = await Promise.all([attach(tab(null), { cols: 80, rows: 24 }), attach(tab(null), { cols: 80, rows: 24 })]);
+    expect(a.terminal.id).toBe(b.terminal.id);
+    expect(tools().filter((t) => t === 'create_terminal').length).toBe(1);
+  });
+
+  it('closes the new terminal when the tab cannot be bound (it went away)', async () => {
+    fake.failBind = true;
+    await expect(attach(tab(null), { cols: 80, rows: 24 })).rejects.toBeInstanceOf(SessionError);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(tools()).toEqual(['create_terminal', 'set_workspace_tab_terminal', 'close_terminal']);
+    expect(fake.terminals.size).toBe(0);
+  });
+
+  it('restarts: closes the old terminal, starts and binds a new one', async () => {
+    fake.terminals.set('term_old', { status: 'exited', buffer: '', nextSeq: 1 });
+    const a = await restart(tab('term_old'), 'term_old', { cols: 80, rows: 24 });
+    expect(a.terminal.id).toBe('term_1');
+    expect(tools()).toEqual(['close_terminal', 'create_terminal', 'set_workspace_tab_terminal']);
+    expect(fake.terminals.has('term_old')).toBe(false);
+  });
+
+  it('follows a terminal by id without ever starting one', async () => {
+    fake.terminals.set('term_other', { status: 'running', buffer: 'x', nextSeq: 3 });
+    await expect(reattach('term_other')).resolves.toMatchObject({ terminal: { id: 'term_other' }, after: 2 });
+    await expect(reattach('term_gone')).rejects.toThrow('is gone');
+    expect(tools()).not.toContain('create_terminal');
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * The processes meith manages, as the window shows them: dev servers
+ * (list_dev_servers), terminals (list_terminals) and, while the Processes
+ * panel is open, every managed process with its OS subtree and ports,
+ * orphans included (get_process_tree). The store re-reads them on every
+ * "process_changed" hint from the Go side (and, as a fallback, slowly on a
+ * timer); actions go through the process tools. It also
+ *   - picks the dev server the Output panel shows,
+ *   - opens (or offers to open) a dev server's page when it reports its
+ *     port, per the devServerOpenBrowser setting,
+ *   - closes a terminal tab's terminal when the tab goes away.
+ * Failed actions become toasts and resolve to undefined; they never throw.
+ */
+import {
+  call,
+  subscribe,
+  Topics,
+  type DevServer,
+  type ProcessInfo,
+  type TerminalSession,
+  type WorkspaceTab,
+} from '../bridge';
+import { findTabOnPort, localURL, newPorts, portAction, portMap, type PortMap } from '../features/processes/openOnPort';
+import { newestFirst, runningSummary, serverLabel } from '../features/processes/status';
+import { appState } from './appState.svelte';
+import { browser } from './browser.svelte';
+import { coalesced } from './coalesce';
+import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
+import { ui } from './ui.svelte';
+
+/** How often the store re-reads without a hint (a missed event costs at most this). */
+export const FALLBACK_MS = 15_000;
+
+/** An offer to open a dev server's page (devServerOpenBrowser "offer"). */
+export interface PortOffer {
+  serverId: string;
+  port: number;
+  label: string;
+}
+
+/** Returns the array in content, or content[key] when it is an object holding one. */
+function listOf<T>(content: unknown, key: string): T[] {
+  if (Array.isArray(content)) return content as T[];
+  const inner = (content as Record<string, unknown> | null | undefined)?.[key];
+  return Array.isArray(inner) ? (inner as T[]) : [];
+}
+
+export class ProcessesStore {
+  servers = $state<DevServer[]>([]);
+  terminals = $state<TerminalSession[]>([]);
+  /** get_process_tree's list (read only while somebody watches it). */
+  tree = $state<ProcessInfo[]>([]);
+  /** Why the last read failed ('' when it did not). */
+  error = $state('');
+  loaded = $state(false);
+  /** The dev server the Output panel shows ('' for the newest). */
+  selectedId = $state('');
+  /** Pending "open in browser" offers. */
+  offers = $state<PortOffer[]>([]);
+
+  /** Dev servers newest first. */
+  sorted = $derived(newestFirst(this.servers));
+  summary = $derived(runningSummary(this.servers));
+  /** The dev server the Output panel shows. */
+  selected = $derived<DevServer | undefined>(this.sorted.find((s) => s.id === this.selectedId) ?? this.sorted[0]);
+
+  private off: (() => void) | null = null;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private treeWatchers = 0;
+  private ports: PortMap | null = null;
+  private tabTerminals: Map<string, string> | null = null; // terminal id → tab id
+  private reread = coalesced(() => this.load());
+
+  /** Subscribes to process_changed and reads; returns stop. */
+  start(): () => void {
+    if (!this.off) {
+      try {
+        this.off = subscribe(Topics.processChanged, () => void this.refresh());
+      } catch (err) {
+        this.error = errorText(err);
+      }
+      this.timer = setInterval(() => void this.refresh(), FALLBACK_MS);
+    }
+    void this.refresh();
+    return () => this.stop();
+  }
+
+  stop(): void {
+    this.off?.();
+    this.off = null;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Stops and forgets everything read and seen (the ports, the tabs' terminals). */
+  reset(): void {
+    this.stop();
+    this.servers = [];
+    this.terminals = [];
+    this.tree = [];
+    this.error = '';
+    this.loaded = false;
+    this.selectedId = '';
+    this.offers = [];
+    this.ports = null;
+    this.tabTerminals = null;
+  }
+
+  /** Re-reads (calls during a read coalesce into one more). */
+  refresh(): Promise<void> {
+    return this.reread();
+  }
+
+  /** Reads get_process_tree too until the returned stop is called (the Processes panel). */
+  watchTree(): () => void {
+    this.treeWatchers++;
+    void this.refresh();
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.treeWatchers--;
+    };
+  }
+
+  private async load(): Promise<void> {
+    const withTree = this.treeWatchers > 0;
+    try {
+      const [servers, terminals, tree] = await Promise.all([
+        call('list_dev_servers'),
+        call('list_terminals'),
+        withTree ? call('get_process_tree') : Promise.resolve(null),
+      ]);
+      const failed = [
+        !servers.ok && resultError(servers, 'list_dev_servers'),
+        !terminals.ok && resultError(terminals, 'list_terminals'),
+        tree && !tree.ok && resultError(tree, 'get_process_tree'),
+      ].filter(Boolean);
+      this.error = failed.join('; ');
+      if (servers.ok) {
+        const list = listOf<DevServer>(servers.content, 'devServers');
+        this.servers = list;
+        this.notePorts(list);
+      }
+      if (terminals.ok) this.terminals = listOf<TerminalSession>(terminals.content, 'terminals');
+      if (tree?.ok) this.tree = listOf<ProcessInfo>(tree.content, 'processes');
+    } catch (err) {
+      this.error = errorText(err);
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  // ---- open on port ----
+
+  private notePorts(servers: DevServer[]): void {
+    const fresh = newPorts(this.ports, servers);
+    this.ports = portMap(servers);
+    // Offers of servers that stopped go away.
+    if (this.offers.length) {
+      const live = new Set(servers.filter((s) => s.port !== null && (s.status === 'running' || s.status === 'starting')).map((s) => s.id));
+      if (this.offers.some((o) => !live.has(o.serverId))) this.offers = this.offers.filter((o) => live.has(o.serverId));
+    }
+    if (fresh.length === 0) return;
+    const action = portAction(appState.settings?.devServerOpenBrowser);
+    for (const { id, port } of fresh) {
+      const s = servers.find((x) => x.id === id);
+      if (action === 'open') void this.openPort(port);
+      else if (action === 'offer' && !this.offers.some((o) => o.serverId === id)) {
+        this.offers = [...this.offers, { serverId: id, port, label: s ? serverLabel(s) : id }];
+      }
+    }
+  }
+
+  /**
+   * Shows a dev server's page: reloads a browser tab of the active space
+   * already on that port (and shows it), else opens http://localhost:PORT/.
+   */
+  async openPort(port: number): Promise<void> {
+    const tab = findTabOnPort(appState.browserTabs, appState.activeSpaceId, port);
+    if (!tab) {
+      await browser.openTab(localURL(port));
+      return;
+    }
+    if (ui.view !== 'workspace') ui.view = 'workspace';
+    await browser.reload(tab.id);
+    const item = [...appState.primaryItems, ...appState.secondaryItems].find((i) => i.id === tab.id);
+    if (item && appState.shown(item.pane)?.id !== tab.id) await appState.showItem(item);
+  }
+
+  /** Takes an offer: opens its page. */
+  async acceptOffer(serverId: string): Promise<void> {
+    const o = this.offers.find((x) => x.serverId === serverId);
+    this.dismissOffer(serverId);
+    if (o) await this.openPort(o.port);
+  }
+
+  dismissOffer(serverId: string): void {
+    this.offers = this.offers.filter((o) => o.serverId !== serverId);
+  }
+
+  // ---- Output panel ----
+
+  /** Makes the Output panel show a dev server. */
+  select(serverId: string): void {
+    this.selectedId = serverId;
+  }
+
+  /** Opens the drawer on the Output panel (on serverId, if given). */
+  showOutput(serverId?: string): void {
+    if (serverId) this.select(serverId);
+    ui.openDrawer('output');
+  }
+
+  // ---- actions ----
+
+  private async act<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
+    const r = await callForAction<T>(tool, args);
+    void this.refresh();
+    return r?.content;
+  }
+
+  /**
+   * Starts a dev server (the Run form): the Output panel then shows it, and
+   * the drawer opens on it when the showOutputOnRun setting is on.
+   */
+  async startDevServer(spec: { cwd: string; command: string; name?: string }): Promise<DevServer | undefined> {
+    const command = spec.command.trim();
+    if (!command) {
+      toasts.push('Type the command to run (for example: npm run dev).');
+      return undefined;
+    }
+    const args: Record<string, unknown> = { cwd: spec.cwd.trim() || appState.activeSpace?.cwd || '~', command };
+    if (spec.name?.trim()) args.name = spec.name.trim();
+    const s = await this.act<DevServer>('start_dev_server', args);
+    if (!s) return undefined;
+    this.select(s.id);
+    if (appState.settings?.showOutputOnRun) ui.openDrawer('output');
+    return s;
+  }
+
+  async stopDevServer(id: string): Promise<boolean> {
+    return (await this.act<unknown>('stop_dev_server', { devServerId: id })) !== undefined;
+  }
+
+  /** Restarts a dev server (it gets a new id; the Output panel follows it if it showed the old one). */
+  async restartDevServer(id: string): Promise<DevServer | undefined> {
+    const wasShown = this.selected?.id === id;
+    const s = await this.act<DevServer>('restart_dev_server', { devServerId: id });
+    if (s && wasShown) this.select(s.id);
+    return s;
+  }
+
+  async closeTerminal(id: string): Promise<boolean> {
+    return (await this.act<unknown>('close_terminal', { terminalId: id })) !== undefined;
+  }
+
+  async stopOrphan(id: string): Promise<boolean> {
+    return (await this.act<unknown>('stop_orphan_process', { id })) !== undefined;
+  }
+
+  // ---- terminal tabs ----
+
+  /**
+   * Follows the workspace tabs: when a terminal tab goes away (closed in
+   * the window, by the CLI or with its space), or is bound to another
+   * terminal (Restart), its old terminal is closed. The first call only
+   * records.
+   */
+  noteTabs(tabs: readonly WorkspaceTab[] | undefined): void {
+    if (!tabs) return;
+    const now = new Map<string, string>();
+    for (const t of tabs) if (t.kind === 'terminal' && t.terminalId) now.set(t.terminalId, t.id);
+    const before = this.tabTerminals;
+    this.tabTerminals = now;
+    if (!before) return;
+    for (const terminalId of before.keys()) {
+      if (now.has(terminalId)) continue;
+      // Quietly: the terminal may be gone already (it exited, or a restart closed it).
+      void call('close_terminal', { terminalId })
+        .catch(() => undefined)
+        .finally(() => void this.refresh());
+    }
+  }
+}
+
+export const processes = new ProcessesStore();
