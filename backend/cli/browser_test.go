@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"image/png"
 	"net/http"
@@ -38,21 +36,8 @@ func TestBrowserCommands(t *testing.T) {
 	defer srv.Close()
 	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapControlsBrowser))
 
-	run := func(args ...string) string {
-		t.Helper()
-		var out, errw bytes.Buffer
-		code := Main(context.Background(), append([]string{"--socket", inst.SocketPath}, args...), &Streams{Out: &out, Err: &errw})
-		if code != 0 {
-			t.Fatalf("meith %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out.String(), errw.String())
-		}
-		return out.String()
-	}
-	decode := func(what, text string, v any) {
-		t.Helper()
-		if err := json.Unmarshal([]byte(text), v); err != nil {
-			t.Fatalf("%s printed %q: %v", what, text, err)
-		}
-	}
+	cli := socketCLI{t: t, socket: inst.SocketPath}
+	run, decode := cli.run, cli.decode
 
 	var tab struct {
 		ID, URL, Title string

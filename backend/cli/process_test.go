@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -20,21 +19,8 @@ import (
 func TestProcessCommands(t *testing.T) {
 	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapStartsProcess))
 	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		var out, errw bytes.Buffer
-		code := Main(context.Background(), append([]string{"--socket", inst.SocketPath}, args...), &Streams{Out: &out, Err: &errw})
-		if code != 0 {
-			t.Fatalf("meith %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out.String(), errw.String())
-		}
-		return out.String()
-	}
-	decode := func(what, text string, v any) {
-		t.Helper()
-		if err := json.Unmarshal([]byte(text), v); err != nil {
-			t.Fatalf("%s printed %q: %v", what, text, err)
-		}
-	}
+	cli := socketCLI{t: t, socket: inst.SocketPath}
+	run, decode := cli.run, cli.decode
 	eventually := func(what string, cond func() bool) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)

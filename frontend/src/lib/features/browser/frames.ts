@@ -9,6 +9,8 @@
 //
 // The screencast runs while somebody pulls: stopping the loop stops it.
 
+import { abortableSleep } from '../../async/abortableSleep';
+
 /** The path of a tab's next frame after seq. */
 export function frameURL(tabId: string, after: number): string {
   return `/_meith/browser/frame/${encodeURIComponent(tabId)}?after=${after}`;
@@ -51,19 +53,6 @@ export const RETRY_MS = { gone: 1000, unavailable: 3000, error: 500 } as const;
 export const IDLE_RESET = 3;
 
 const num = (h: Headers, name: string) => Number(h.get(name) ?? '') || 0;
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 /**
  * Pulls a tab's frames until signal aborts: one request at a time, each

@@ -10,6 +10,7 @@
 // One request at a time; the next asks for what follows the last entry.
 
 import type { OutputEntry, OutputPage } from '../../bridge';
+import { abortableSleep } from '../../async/abortableSleep';
 
 /** The path of a process's output after seq. */
 export function outputURL(id: string, after: number): string {
@@ -59,19 +60,6 @@ export const RETRY_MS = 500;
 export const SETTLE_MS = 300;
 /** An empty answer quicker than this was not a long poll. */
 export const FAST_EMPTY_MS = 100;
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 /**
  * Pulls a process's output until the signal aborts ('aborted'), the process
