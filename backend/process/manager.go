@@ -85,8 +85,11 @@ type Manager struct {
 	// foreignOwner is the pid of another live runtime that owns the
 	// record file (0: this one does); the file is then never written.
 	foreignOwner int
-	own          map[string]record // records of this runtime's live groups
-	closed       bool
+	// recordsFrozen is set by Shutdown: the record file is not written
+	// again (guarded by recMu).
+	recordsFrozen bool
+	own           map[string]record // records of this runtime's live groups
+	closed        bool
 
 	recMu sync.Mutex // serialises record file writes
 }
@@ -208,6 +211,11 @@ func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 	}
 	wg.Wait()
 	fail(m.saveRecords())
+	// From now on the file is the next start's: a server left running that
+	// ends later (the runtime is on its way out) must stay recorded.
+	m.recMu.Lock()
+	m.recordsFrozen = true
+	m.recMu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -149,6 +149,9 @@ func (m *Manager) saveRecords() error {
 	}
 	m.recMu.Lock()
 	defer m.recMu.Unlock()
+	if m.recordsFrozen {
+		return nil
+	}
 	m.mu.Lock()
 	doc := recordDoc{Version: 1, Processes: []record{}}
 	for _, r := range m.own {
