@@ -282,6 +282,18 @@ func (i *Instance) closeSpaceTabs(ctx context.Context, spaceID string, tabIDs []
 	}
 }
 
+// closeTerminals ends the terminal sessions of closed terminal tabs (one
+// already gone is fine: its shell exited, or the window closed it first).
+func (i *Instance) closeTerminals(ctx context.Context, ids []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, id := range ids {
+		if err := i.procs.CloseTerminal(ctx, id); err != nil && !process.IsUnknown(err) {
+			i.log.Logf(protocol.LevelWarn, "process", "close terminal %s of a closed tab: %v", id, err)
+		}
+	}
+}
+
 // registerTools is the one place that lists every tool family.
 func (i *Instance) registerTools() {
 	apptools.Register(i.reg, apptools.Deps{
@@ -301,7 +313,7 @@ func (i *Instance) registerTools() {
 			return i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil })
 		},
 	})
-	spaces.Register(i.reg, spaces.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs})
+	spaces.Register(i.reg, spaces.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs, OnTerminalsReleased: i.closeTerminals})
 	browsertools.Register(i.reg, browsertools.Deps{Store: i.state, Browser: i.browser,
 		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})

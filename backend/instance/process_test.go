@@ -301,3 +301,50 @@ func TestCloseStopsServers(t *testing.T) {
 		})
 	}
 }
+
+// TestClosingATerminalTabEndsItsShell: close_workspace_tab and close_space
+// end the terminals of the terminal tabs they remove.
+func TestClosingATerminalTabEndsItsShell(t *testing.T) {
+	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapWritesFiles, protocol.CapDestructive, protocol.CapStartsProcess))
+	c := dial(t, inst)
+	dir := t.TempDir()
+	openTerminalTab := func(spaceID string) (tabID string, term process.Terminal) {
+		t.Helper()
+		var err error
+		if term, err = inst.Processes().CreateTerminal(context.Background(), process.TermSpec{Cwd: dir, Shell: "/bin/sh"}); err != nil {
+			t.Fatal(err)
+		}
+		var tab state.WorkspaceTab
+		args := fmt.Sprintf(`{"title":"sh","cwd":%q,"kind":"terminal","terminalId":%q,"spaceId":%q}`, dir, term.ID, spaceID)
+		res := call(t, c, "open_workspace_tab", args, nil)
+		if !res.OK {
+			t.Fatalf("open_workspace_tab: %+v", res.Error)
+		}
+		json.Unmarshal(res.Content, &tab)
+		return tab.ID, term
+	}
+	alive := func(id string) bool {
+		for _, term := range inst.Processes().Terminals() {
+			if term.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+
+	var spaces struct{ ActiveSpaceID string }
+	json.Unmarshal(call(t, c, "list_spaces", `{}`, nil).Content, &spaces)
+	tabID, term := openTerminalTab(spaces.ActiveSpaceID)
+	if res := call(t, c, "close_workspace_tab", fmt.Sprintf(`{"tabId":%q}`, tabID), nil); !res.OK {
+		t.Fatalf("close_workspace_tab: %+v", res.Error)
+	}
+	waitFor(t, "the closed tab's shell to end", func() bool { return !alive(term.ID) && groupGone(term.PID) })
+
+	var other state.Space
+	json.Unmarshal(call(t, c, "create_space", `{"name":"other"}`, nil).Content, &other)
+	_, term2 := openTerminalTab(other.ID)
+	if res := call(t, c, "close_space", fmt.Sprintf(`{"spaceId":%q}`, other.ID), nil); !res.OK {
+		t.Fatalf("close_space: %+v", res.Error)
+	}
+	waitFor(t, "the closed space's shell to end", func() bool { return !alive(term2.ID) && groupGone(term2.PID) })
+}

@@ -31,6 +31,21 @@ type Deps struct {
 	// outside the store's lock, with the ids of the browser tabs it
 	// removed, so that their live pages close too.
 	OnSpaceClosed func(ctx context.Context, spaceID string, browserTabIDs []string)
+	// OnTerminalsReleased, if set, is called outside the store's lock with
+	// the terminal sessions of the terminal tabs that close_workspace_tab
+	// or close_space removed, so that their shells end with their tabs.
+	OnTerminalsReleased func(ctx context.Context, terminalIDs []string)
+}
+
+// terminalsOf returns the terminal sessions bound to tabs.
+func terminalsOf(tabs []state.WorkspaceTab) []string {
+	var ids []string
+	for _, t := range tabs {
+		if t.Kind == state.KindTerminal && t.TerminalID != nil && *t.TerminalID != "" {
+			ids = append(ids, *t.TerminalID)
+		}
+	}
+	return ids
 }
 
 // ListResult is the result of list_spaces.
@@ -211,9 +226,9 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
-			var browserTabs []string
+			var browserTabs, terminals []string
 			err := update(st, func(s *state.State) error {
-				browserTabs = nil
+				browserTabs, terminals = nil, nil
 				i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
 				if i < 0 {
 					return spaceNotFound(in.SpaceID)
@@ -228,8 +243,13 @@ func Register(r *registry.Registry, d Deps) {
 					}
 				}
 				s.BrowserTabs = slices.DeleteFunc(s.BrowserTabs, func(t state.BrowserTab) bool { return t.SpaceID == in.SpaceID })
-				// Terminals are a later issue: when they exist, closing a
-				// space also kills the terminals of its terminal tabs.
+				var gone []state.WorkspaceTab
+				for _, t := range s.WorkspaceTabs {
+					if t.SpaceID == in.SpaceID {
+						gone = append(gone, t)
+					}
+				}
+				terminals = terminalsOf(gone)
 				s.WorkspaceTabs = slices.DeleteFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.SpaceID == in.SpaceID })
 				if s.ActiveSpaceID == in.SpaceID {
 					s.ActiveSpaceID = s.Spaces[max(0, i-1)].ID // the neighbour before it, else the new first
@@ -241,6 +261,9 @@ func Register(r *registry.Registry, d Deps) {
 			}
 			if d.OnSpaceClosed != nil {
 				d.OnSpaceClosed(ctx, in.SpaceID, browserTabs)
+			}
+			if d.OnTerminalsReleased != nil && len(terminals) > 0 {
+				d.OnTerminalsReleased(ctx, terminals)
 			}
 			return ClosedResult{Closed: true}, nil
 		})
@@ -340,17 +363,21 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{Name: "close_workspace_tab", Description: "Close a workspace tab.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
+			var terminals []string
 			err := update(st, func(s *state.State) error {
-				// Terminals are a later issue: when they exist, closing a
-				// terminal tab also kills its terminal.
-				_, err := s.RemoveWorkspaceTab(in.TabID)
+				closed, err := s.RemoveWorkspaceTab(in.TabID)
 				if state.IsTabNotFound(err) {
 					return tabNotFound(in.TabID)
 				}
+				terminals = terminalsOf([]state.WorkspaceTab{closed})
 				return err
 			})
 			if err != nil {
 				return ClosedResult{}, err
+			}
+			// A terminal tab's shell ends with its tab.
+			if d.OnTerminalsReleased != nil && len(terminals) > 0 {
+				d.OnTerminalsReleased(ctx, terminals)
 			}
 			return ClosedResult{Closed: true}, nil
 		})
