@@ -70,9 +70,16 @@ func TestManyClientsRandomCancelsAndDisconnects(t *testing.T) {
 						})
 					}
 					// progressSteps 20 over 300 ms: the first event comes at
-					// 15 ms, and the call ends at 300 ms unless cancelled, so
-					// a dropped connection finds its calls mid-wait.
-					args := fmt.Sprintf(`{"delayMs":300,"progressSteps":20,"message":"c%d-%d"}`, c, i)
+					// 15 ms, and the call ends at 300 ms unless cancelled.
+					delay, steps := 300, 20
+					if drop {
+						// Long enough that every call is still waiting when
+						// its connection drops, however slow the machine
+						// is to start them all (the drop cancels them);
+						// the first event still comes at 30 ms.
+						delay, steps = 3000, 100
+					}
+					args := fmt.Sprintf(`{"delayMs":%d,"progressSteps":%d,"message":"c%d-%d"}`, delay, steps, c, i)
 					res, err := cl.Call(ctx, "app_ping", json.RawMessage(args), client.CallOptions{OnEvent: onEvent})
 					switch {
 					case drop:
