@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import type { AppState, GitSettings, IdentityProfile } from '../../bridge';
 import type { IdentitySuggestion } from './gitIdentity';
+import { defaultSettings } from '../../testing/settings';
 
 // An in-memory backend: app_get_state answers with the state, and
 // set_app_settings merges a git patch the way backend/tools/settings does
@@ -75,24 +76,7 @@ function initialState(profiles: IdentityProfile[], active: string | null): AppSt
     activeSpaceId: 'space_1',
     browserTabs: [],
     workspaceTabs: [],
-    settings: {
-      autoRunOnOpen: false,
-      confirmOnClose: true,
-      stopServersOnClose: true,
-      showOutputOnRun: true,
-      defaultPackageManager: 'unknown',
-      debugMode: false,
-      stopOrphansOnStart: true,
-      devServerOpenBrowser: 'offer',
-      git: {
-        refreshIntervalMs: 2500,
-        showUntrackedFiles: true,
-        confirmBeforeRestore: true,
-        checkpointBeforeAgentRun: true,
-        identityProfiles: profiles,
-        activeIdentityProfileId: active,
-      },
-    },
+    settings: defaultSettings({ identityProfiles: profiles, activeIdentityProfileId: active }),
   };
 }
 
