@@ -188,7 +188,18 @@ func TestDevServerPortFromOutputAndProcesses(t *testing.T) {
 func TestStopKillsWholeTree(t *testing.T) {
 	m := newManager(t, Options{})
 	d := startDev(t, m, DevSpec{Command: `sleep 1000 & (sleep 1000 & (sleep 1000 & sleep 1000) & wait) & echo ready; wait`})
-	waitFor(t, "the tree", func() bool { return len(groupMembers(d.PID)) >= 7 })
+	// Four sleeps at three depths; how many shells stand between them depends
+	// on the shell (dash and bash exec a subshell's last command), so count
+	// the sleeps.
+	waitFor(t, "the tree", func() bool {
+		n := 0
+		for _, st := range readProcs() {
+			if st.pgid == d.PID && st.state != 'Z' && st.comm == "sleep" {
+				n++
+			}
+		}
+		return n == 4
+	})
 	var tree *ProcessNode
 	for _, p := range m.Processes() {
 		if p.ID == d.ID {
