@@ -39,6 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/meith-dev/meith/backend/agent"
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/git/watch"
@@ -60,7 +61,16 @@ const (
 	EventLogsAppended     = "logs_appended"
 	EventGitChanged       = "git_changed"
 	EventProcessChanged   = "process_changed"
+	EventAgentChanged     = "agent_changed"
 )
+
+// agentThrottle is the most often "agent_changed" hints are sent: a
+// streaming answer announces itself at most this often.
+const agentThrottle = 100 * time.Millisecond
+
+// maxAgentHints is how many distinct (session, kind) hints one throttle
+// period sends one by one; beyond it a single empty hint says "re-read".
+const maxAgentHints = 16
 
 // processThrottle is the most often "process_changed" hints are sent:
 // changes within it are announced together, each process once.
@@ -162,24 +172,26 @@ type App struct {
 	// then nobody is asked.
 	quitting atomic.Bool
 
-	mu        sync.Mutex
-	em        emitter
-	wctx      context.Context // the Wails context, set by Startup
-	base      context.Context // parent of every call; cancelled by Shutdown
-	stop      context.CancelFunc
-	calls     map[string]context.CancelFunc
-	detach    func()
-	unsub     func()
-	unsubSt   func()
-	unsubLog  func()
-	unsubGit  func()
-	logCount  int                     // entries not yet announced
-	logTimer  *time.Timer             // pending logs_appended hint
-	procSeen  []ProcessChangedPayload // processes changed, not yet announced
-	procTimer *time.Timer             // pending process_changed hints
-	started   bool
-	shutdown  bool
-	wg        sync.WaitGroup
+	mu         sync.Mutex
+	em         emitter
+	wctx       context.Context // the Wails context, set by Startup
+	base       context.Context // parent of every call; cancelled by Shutdown
+	stop       context.CancelFunc
+	calls      map[string]context.CancelFunc
+	detach     func()
+	unsub      func()
+	unsubSt    func()
+	unsubLog   func()
+	unsubGit   func()
+	logCount   int                     // entries not yet announced
+	logTimer   *time.Timer             // pending logs_appended hint
+	procSeen   []ProcessChangedPayload // processes changed, not yet announced
+	procTimer  *time.Timer             // pending process_changed hints
+	agentSeen  []agent.Change          // agent sessions changed, not yet announced
+	agentTimer *time.Timer             // pending agent_changed hints
+	started    bool
+	shutdown   bool
+	wg         sync.WaitGroup
 }
 
 // Option configures [New].
@@ -218,6 +230,15 @@ type ProcessHook struct{ app atomic.Pointer[App] }
 func (h *ProcessHook) Notify(kind, id string) {
 	if a := h.app.Load(); a != nil {
 		a.onProcessChange(kind, id)
+	}
+}
+
+// NotifyAgent announces a change of an agent session to the attached
+// window as a throttled "agent_changed" hint ({sessionId, kind}). It is safe
+// to call from any goroutine.
+func (h *ProcessHook) NotifyAgent(c agent.Change) {
+	if a := h.app.Load(); a != nil {
+		a.onAgentChange(c)
 	}
 }
 
@@ -294,6 +315,11 @@ func (a *App) Shutdown(ctx context.Context) {
 		a.procTimer = nil
 	}
 	a.procSeen = nil
+	if a.agentTimer != nil {
+		a.agentTimer.Stop()
+		a.agentTimer = nil
+	}
+	a.agentSeen = nil
 	a.mu.Unlock()
 
 	if unsubLog != nil {
@@ -562,6 +588,37 @@ func (a *App) flushProcesses() {
 	}
 	for _, p := range seen {
 		a.emit(EventProcessChanged, p)
+	}
+}
+
+// onAgentChange records an agent session change and schedules the hints
+// of the next agentThrottle.
+func (a *App) onAgentChange(c agent.Change) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.shutdown || !a.started {
+		return
+	}
+	if !slices.Contains(a.agentSeen, c) && len(a.agentSeen) <= maxAgentHints {
+		a.agentSeen = append(a.agentSeen, c)
+	}
+	if a.agentTimer == nil {
+		a.agentTimer = time.AfterFunc(agentThrottle, a.flushAgents)
+	}
+}
+
+// flushAgents sends the pending agent_changed hints.
+func (a *App) flushAgents() {
+	a.mu.Lock()
+	seen := a.agentSeen
+	a.agentSeen = nil
+	a.agentTimer = nil
+	a.mu.Unlock()
+	if len(seen) > maxAgentHints {
+		seen = []agent.Change{{}}
+	}
+	for _, c := range seen {
+		a.emit(EventAgentChanged, c)
 	}
 }
 

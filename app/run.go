@@ -52,6 +52,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	// reach the window once it is open.
 	procHook := &ProcessHook{}
 	cfg.OnProcessChange = procHook.Notify
+	cfg.OnAgentChange = procHook.NotifyAgent
 	inst, err := instance.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "meith: %v\n", err)

@@ -153,6 +153,8 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 		return r.app(ctx, rest)
 	case "devlogs":
 		return r.devlogs(ctx, rest)
+	case "agent":
+		return r.agentCmd(ctx, rest)
 	case "serve":
 		return r.p.usage(`"serve" runs the runtime; it is handled by the meith executable, not by the CLI library.`)
 	}

@@ -188,5 +188,6 @@ var builtins = []struct{ Name, Usage, Summary string }{
 	{"ping", "ping [--count N] [--delay-ms N]", "Time round trips to the runtime (app_ping)"},
 	{"app", "app <subcommand>", "Instances: list, health, logs, kill, bug-report, screenshot"},
 	{"devlogs", "devlogs [--id ID | --cwd DIR] [--no-replay]", "Follow a dev server's logs until Ctrl+C"},
+	{"agent", "agent [--space S] [--cwd DIR] [--session ID] <prompt> | agent list", "Run an agent on a prompt and follow it; list sessions"},
 	{"help", "help [command]", "Show help for meith or one command"},
 }

@@ -351,6 +351,15 @@ Follows a dev server's logs (attach_process_logs) until Ctrl+C. Without --id
 the dev server is found by --cwd, which defaults to the current directory.
 --no-replay (or --replay false) skips the captured history. --json prints each
 log event as a JSON line.`,
+	"agent": `Usage: meith agent [--space <spaceId>] [--cwd <dir>] [--session <sessionId>] <prompt…>
+       meith agent list [--space <spaceId>] [--cwd <dir>]
+
+Sends the prompt (or, with "-", standard input) to an agent session and
+follows the run (agent_send_message): the answer streams to stdout, steps and
+approvals to stderr. Without --session a new session is created in --cwd
+(default: the current directory). Privileged tool calls of the agent wait for
+approval in the meith window. Ctrl+C cancels the run (exit 130); a failed run
+exits 1. "agent list" prints the sessions (agent_list_sessions).`,
 	"help": `Usage: meith help [command]
 
 Shows the top-level help, or the help of one command (for a mapped command,

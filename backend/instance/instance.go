@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meith-dev/meith/backend/agent"
+	"github.com/meith-dev/meith/backend/agent/mcpbridge"
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/browser"
@@ -70,6 +72,9 @@ type Config struct {
 	// kind is "dev-server" or "terminal". The desktop app pushes a small
 	// "process_changed" hint to the window, which then re-reads.
 	OnProcessChange func(kind, id string)
+	// OnAgentChange receives the agent sessions' change hints (the window
+	// turns them into "agent_changed" events).
+	OnAgentChange func(agent.Change)
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -108,6 +113,8 @@ type Instance struct {
 	reg       *registry.Registry
 	browser   *browser.Manager // Chromium starts on the first tool that needs a live page
 	procs     *process.Manager // dev servers and terminals
+	agents    *agent.Service   // agent sessions and the approval gate
+	bridge    *mcpbridge.Bridge
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -152,7 +159,7 @@ func New(cfg Config) (*Instance, error) {
 	}
 	i.log.SetDebug(i.state.Settings().DebugMode)
 	i.approvals = permission.NewApprovals(permission.ApprovalsOptions{})
-	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout}
+	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout, AgentGate: i.gateAgent}
 	if cfg.Desktop || cfg.ApprovalUI {
 		// Only a runtime with a window (or a test standing in for one) can
 		// ask a person; a headless runtime denies at once and says how to
@@ -166,6 +173,12 @@ func New(cfg Config) (*Instance, error) {
 	}})
 	i.browser = i.newBrowser()
 	i.procs = i.newProcesses()
+	if i.agents, err = i.newAgents(); err != nil {
+		i.state.Close()
+		i.audit.Close()
+		i.log.Close()
+		return nil, fmt.Errorf("instance: %w", err)
+	}
 	i.registerTools()
 	return i, nil
 }
@@ -202,17 +215,23 @@ func (i *Instance) newBrowser() *browser.Manager {
 // user data dir).
 func (i *Instance) newProcesses() *process.Manager {
 	return process.New(process.Options{
-		Env: []string{
-			"MEITH_SOCKET=" + socket.PathFor(i.paths.UserData),
-			"MEITH_HOME=" + i.paths.Home,
-			"MEITH_USER_DATA=" + i.paths.UserData,
-		},
+		Env:        i.runtimeEnv(),
 		RecordFile: filepath.Join(i.paths.UserData, ProcessesFile),
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
 		},
 		OnChange: i.cfg.OnProcessChange,
 	})
+}
+
+// runtimeEnv is the environment that points a child process (a dev server,
+// a terminal, an agent) back at this runtime.
+func (i *Instance) runtimeEnv() []string {
+	return []string{
+		"MEITH_SOCKET=" + socket.PathFor(i.paths.UserData),
+		"MEITH_HOME=" + i.paths.Home,
+		"MEITH_USER_DATA=" + i.paths.UserData,
+	}
 }
 
 // orphanSweepTimeout bounds the start-up sweep of orphans (each stop sends
@@ -321,11 +340,12 @@ func (i *Instance) registerTools() {
 	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
 	}})
+	i.registerAgentTools()
 }
 
 // checks adds the instance's own health lines to app_health.
 func (i *Instance) checks(ctx context.Context) []apptools.Check {
-	return []apptools.Check{i.browserCheck(), i.processCheck(), {
+	return []apptools.Check{i.browserCheck(), i.processCheck(), i.agentCheck(), {
 		Name: "permissions", OK: true,
 		Details: map[string]any{
 			"cliGrants":        capsOrEmpty(i.cfg.GrantCLI),
@@ -519,6 +539,14 @@ func (i *Instance) Close(ctx context.Context) error {
 	}
 	if sock != nil {
 		i.log.Logf(protocol.LevelInfo, "instance", "runtime stopped")
+	}
+	// Agents first: their runs are cancelled and their processes end before
+	// the tools they were using go away.
+	if err := i.agents.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close the agents: %w", err))
+	}
+	if err := i.bridge.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close the MCP bridge: %w", err))
 	}
 	_ = i.git.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.

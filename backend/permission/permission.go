@@ -44,6 +44,12 @@ type Options struct {
 	// ApprovalTimeout bounds the wait for a decision; zero means
 	// [DefaultApprovalTimeout].
 	ApprovalTimeout time.Duration
+	// AgentGate is the agent approval gate (the AgentService): an agent
+	// call without a grant goes to it, and it returns nil once it has
+	// written a one-use grant for the call (the user allowed it, or Full
+	// access is on), or the PERMISSION_DENIED error to return. nil denies
+	// such calls at once.
+	AgentGate func(ctx context.Context, req registry.AuthRequest) error
 }
 
 // Grant lets a session use capabilities.
@@ -67,6 +73,7 @@ type Service struct {
 	cliGrants    []protocol.Capability
 	approvals    *Approvals
 	timeout      time.Duration
+	agentGate    func(context.Context, registry.AuthRequest) error
 
 	mu     sync.Mutex
 	grants map[sessionKey][]*Grant // in the order granted
@@ -93,6 +100,7 @@ func New(opts Options) *Service {
 		cliGrants:    slices.Clone(opts.CLIGrants),
 		approvals:    opts.Approvals,
 		timeout:      opts.ApprovalTimeout,
+		agentGate:    opts.AgentGate,
 		grants:       make(map[sessionKey][]*Grant),
 	}
 }
@@ -138,10 +146,26 @@ func (s *Service) Grants(caller protocol.Caller, sessionID string) []Grant {
 // to deny, or ctx.Err() when ctx ends while the call waits for approval.
 func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error {
 	ask, err := s.decide(req)
+	if ask && req.Client.Caller == protocol.CallerAgent {
+		return s.askAgentGate(ctx, req)
+	}
 	if ask {
 		return s.askUser(ctx, req, protocol.PrivilegedOf(req.Tool.Capabilities))
 	}
 	return err
+}
+
+// askAgentGate hands an agent call without a grant to the agent gate and,
+// when it allows, spends the one-use grant it wrote.
+func (s *Service) askAgentGate(ctx context.Context, req registry.AuthRequest) error {
+	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
+	if err := s.agentGate(ctx, req); err != nil {
+		return err
+	}
+	if !s.consume(protocol.CallerAgent, req.Client.SessionID, req.Tool.Name, privileged) {
+		return deny(req, ReasonNoGrant, privileged, nil, requiresMessage(req.Tool.Name, privileged))
+	}
+	return nil
 }
 
 // AuthorizeNow implements [registry.QuickAuthorizer]: it decides every call
@@ -149,6 +173,9 @@ func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error
 // for a cli call that must ask the user, which then goes to Authorize.
 func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err error) {
 	ask, err := s.decide(req)
+	if ask && req.Client.Caller == protocol.CallerAgent {
+		return false, nil // the agent gate may wait for the user
+	}
 	if ask && (s.approvals == nil || s.approvals.Attached() == 0) {
 		// Nobody could answer: askUser denies at once, without waiting.
 		return true, s.askUser(context.Background(), req, protocol.PrivilegedOf(req.Tool.Capabilities))
@@ -157,7 +184,8 @@ func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err erro
 }
 
 // decide applies the policy table; ask reports a cli call without a grant,
-// which the approval broker must settle.
+// which the approval broker must settle, or an agent call without one, which
+// the agent gate settles.
 func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	if len(privileged) == 0 {
@@ -181,7 +209,7 @@ func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
 	if s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged) {
 		return false, nil
 	}
-	if ci.Caller == protocol.CallerCLI {
+	if ci.Caller == protocol.CallerCLI || ci.Caller == protocol.CallerAgent && s.agentGate != nil {
 		return true, nil
 	}
 	return false, deny(req, ReasonNoGrant, privileged, nil, base)

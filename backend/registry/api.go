@@ -59,9 +59,12 @@ type Request struct {
 
 // AuthRequest is what the [Authorizer] decides on.
 type AuthRequest struct {
-	Tool   protocol.ToolDescriptor // name, description and capabilities (InputSchema may be nil)
-	Client protocol.ClientInfo
-	Peer   *Peer
+	// RequestID is the call's id (the agent gate keys its permission card
+	// by it).
+	RequestID string
+	Tool      protocol.ToolDescriptor // name, description and capabilities (InputSchema may be nil)
+	Client    protocol.ClientInfo
+	Peer      *Peer
 	// Args is the validated arguments object, for approval prompts (redact
 	// before showing).
 	Args json.RawMessage

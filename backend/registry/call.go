@@ -170,6 +170,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Request,
 	args []byte, em *emitter) (protocol.ToolResult, bool) {
 	areq := AuthRequest{
+		RequestID: req.RequestID,
 		Tool: protocol.ToolDescriptor{
 			Name:         e.desc.Name,
 			Description:  e.desc.Description,

@@ -1,0 +1,337 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/meith-dev/meith/backend/agent/acp"
+	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Decisions of a permission request.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+)
+
+// Gate is the agent approval gate, the permission service's AgentGate: an
+// agent call of a privileged tool without a grant. With Full access, or a
+// remembered allow, it writes a one-use grant at once; a remembered deny
+// refuses; otherwise it shows a permission card and waits for the user (a
+// cancelled run answers deny). An allow writes a one-use grant for exactly
+// this tool, which the permission service then spends on this call.
+func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
+	sid, name := req.Client.SessionID, req.Tool.Name
+	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
+	gating, _ := permission.GatingCapability(privileged)
+	sess, ok := s.store.Session(sid)
+	if !ok {
+		return gateDeny(req, privileged, fmt.Sprintf("Unknown agent session %s.", sid))
+	}
+	grant := func() {
+		s.opts.Permissions.Grant(permission.Grant{Caller: protocol.CallerAgent, SessionID: sid,
+			Capabilities: req.Tool.Capabilities, ToolName: name, Uses: 1})
+	}
+	if sess.AutoAccept {
+		grant()
+		return nil
+	}
+	s.mu.Lock()
+	l := s.liveLocked(sid)
+	remembered, r := l.remembered[name], l.run
+	s.mu.Unlock()
+	switch remembered {
+	case DecisionDeny:
+		s.markDecision(r, sid, req.RequestID, DecisionDeny, gating)
+		return gateDeny(req, privileged, fmt.Sprintf("Tool %q was denied for this session.", name))
+	case DecisionAllow:
+		grant()
+		return nil
+	}
+	if r == nil {
+		return gateDeny(req, privileged, fmt.Sprintf("Tool %q needs the user's approval, and the session has no run in progress.", name))
+	}
+	args := req.Args
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	allow := s.ask(ctx, r, l, PermissionRequest{
+		SessionID: sid, ToolCallID: req.RequestID, ToolName: name, Source: SourceMeith,
+		Capability: gating, Action: permission.ActionLabel(gating), Args: boundJSON(args, maxArgsBytes),
+		CreatedAt: time.Now().UnixMilli(),
+	})
+	if !allow {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return gateDeny(req, privileged, fmt.Sprintf("User denied %q.", name))
+	}
+	grant()
+	return nil
+}
+
+// gateDeny is the gate's PERMISSION_DENIED.
+func gateDeny(req registry.AuthRequest, required []protocol.Capability, msg string) error {
+	return &protocol.ToolError{Code: protocol.CodePermissionDenied, Message: msg, Details: permission.DenyDetails{
+		Reason: permission.ReasonUserDenied, ToolName: req.Tool.Name, Caller: req.Client.Caller, Required: required,
+	}}
+}
+
+// ask opens a permission card and waits for the user's answer; a run
+// cancelled meanwhile (or ctx ending) answers deny.
+func (s *Service) ask(ctx context.Context, r *run, l *liveSession, pr PermissionRequest) bool {
+	p := &pendingPermission{req: pr, ch: make(chan permissionAnswer, 1)}
+	s.mu.Lock()
+	l.pending[pr.ToolCallID] = p
+	var tc *ToolCall
+	if r.msg != nil {
+		if c := r.msg.ToolCall(pr.ToolCallID); c != nil {
+			cp := *c
+			tc = &cp
+		}
+	}
+	s.mu.Unlock()
+	if tc != nil {
+		tc.Status, tc.Capability = ToolAwaitingPermission, pr.Capability
+		s.putToolCall(r, pr.SessionID, *tc)
+	}
+	s.changed(pr.SessionID, ChangePermission)
+	r.emit(protocol.Progress(fmt.Sprintf("waiting for your approval in the meith app: %s wants to %s", pr.ToolName, pr.Action), -1))
+	var a permissionAnswer
+	select {
+	case a = <-p.ch:
+	case <-ctx.Done():
+	case <-r.ctx.Done():
+	}
+	s.mu.Lock()
+	delete(l.pending, pr.ToolCallID)
+	if a.remember {
+		d := DecisionDeny
+		if a.allow {
+			d = DecisionAllow
+		}
+		l.remembered[pr.ToolName] = d
+	}
+	s.mu.Unlock()
+	d := DecisionDeny
+	if a.allow {
+		d = DecisionAllow
+	}
+	s.markDecision(r, pr.SessionID, pr.ToolCallID, d, pr.Capability)
+	s.changed(pr.SessionID, ChangePermission)
+	return a.allow
+}
+
+// markDecision records the user's decision on the tool call.
+func (s *Service) markDecision(r *run, sid, callID, decision string, gating protocol.Capability) {
+	if r == nil {
+		return
+	}
+	s.mu.Lock()
+	var tc *ToolCall
+	if r.msg != nil {
+		if c := r.msg.ToolCall(callID); c != nil {
+			cp := *c
+			tc = &cp
+		}
+	}
+	s.mu.Unlock()
+	if tc == nil {
+		return
+	}
+	tc.Decision, tc.Capability = decision, gating
+	if decision == DecisionDeny {
+		tc.Status = ToolDenied
+	} else if tc.Status == ToolAwaitingPermission {
+		tc.Status = ToolRunning
+	}
+	s.putToolCall(r, sid, *tc)
+}
+
+// Decide answers a pending permission request.
+func (s *Service) Decide(sessionID, toolCallID, decision string, remember bool) error {
+	if decision != DecisionAllow && decision != DecisionDeny {
+		return protocol.Errorf(protocol.CodeValidation, "decision must be allow or deny, not %q", decision)
+	}
+	s.mu.Lock()
+	var p *pendingPermission
+	if l := s.live[sessionID]; l != nil {
+		p = l.pending[toolCallID]
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return protocol.Errorf(protocol.CodeValidation,
+			"No permission request %s is waiting in agent session %s (it was answered, or its run ended).", toolCallID, sessionID)
+	}
+	select {
+	case p.ch <- permissionAnswer{allow: decision == DecisionAllow, remember: remember}:
+	default: // already answered
+	}
+	return nil
+}
+
+// agentPermission is the policy for the agent's session/request_permission
+// (reference §7.3, refined): a request about one of meith's tools is allowed
+// (meith gates the call itself when it arrives over MCP), as is a
+// metadata-only MCP approval; the agent's own web and browser tools are
+// denied (browsing goes through meith's owned, audited tabs); any other tool
+// of the agent's own (edit, execute…) goes to the same permission card as
+// meith's tools, unless Full access is on or a decision is remembered.
+func (s *Service) agentPermission(ctx context.Context, sid string, req acp.PermissionRequest) acp.PermissionDecision {
+	switch {
+	case req.MeithTool != "" || req.MCPApproval:
+		return acp.PermissionDecision{Allow: true}
+	case req.Web:
+		s.opts.Logf(protocol.LevelInfo, "agent session %s: denied the agent's own web tool %q (agents browse through meith's tabs)",
+			sid, cmpOr(req.ToolCall.Name, req.ToolCall.Title))
+		return acp.PermissionDecision{Allow: false}
+	}
+	name := cmpOr(req.ToolCall.Name, cmpOr(req.ToolCall.Title, cmpOr(req.ToolCall.Kind, "tool")))
+	gating := agentToolCapability(req.ToolCall.Kind)
+	sess, ok := s.store.Session(sid)
+	if !ok {
+		return acp.PermissionDecision{}
+	}
+	if sess.AutoAccept {
+		return acp.PermissionDecision{Allow: true}
+	}
+	s.mu.Lock()
+	l := s.liveLocked(sid)
+	remembered, r := l.remembered[name], l.run
+	s.mu.Unlock()
+	if remembered != "" {
+		return acp.PermissionDecision{Allow: remembered == DecisionAllow}
+	}
+	if r == nil {
+		return acp.PermissionDecision{}
+	}
+	id := req.ToolCall.ID
+	if id == "" {
+		id = protocol.NewID("call")
+	}
+	// The card sits on the agent's tool call; it may not be reported yet.
+	s.mu.Lock()
+	known := r.msg != nil && r.msg.ToolCall(id) != nil
+	s.mu.Unlock()
+	if !known {
+		tc := ToolCall{}
+		u := req.ToolCall
+		u.ID = id
+		mergeAgentToolCall(&tc, u)
+		s.putToolCall(r, sid, tc)
+	}
+	args := req.ToolCall.RawInput
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	allow := s.ask(ctx, r, l, PermissionRequest{
+		SessionID: sid, ToolCallID: id, ToolName: name, Title: req.ToolCall.Title, Source: SourceAgent,
+		Capability: gating, Action: permission.ActionLabel(gating), Args: boundJSON(args, maxArgsBytes),
+		CreatedAt: time.Now().UnixMilli(),
+	})
+	return acp.PermissionDecision{Allow: allow}
+}
+
+// agentToolCapability maps an ACP tool kind to the capability its card
+// names.
+func agentToolCapability(kind string) protocol.Capability {
+	switch kind {
+	case "delete":
+		return protocol.CapDestructive
+	case "execute":
+		return protocol.CapStartsProcess
+	case "fetch":
+		return protocol.CapAccessesNetwork
+	case "read", "search", "think":
+		return protocol.CapReadOnly
+	default: // edit, move, switch_mode, other
+		return protocol.CapWritesFiles
+	}
+}
+
+// CompleteInput is a one-shot completion.
+type CompleteInput struct {
+	Prompt       string
+	SystemPrompt string
+	MaxChars     int
+}
+
+// Complete runs a one-shot session of the configured agent with no tool
+// access (no MCP server; every permission request of the agent is denied)
+// and returns its answer, cut at MaxChars. Nothing is persisted.
+func (s *Service) Complete(ctx context.Context, in CompleteInput) (text string, truncated bool, err error) {
+	if strings.TrimSpace(in.Prompt) == "" {
+		return "", false, protocol.Errorf(protocol.CodeValidation, "The prompt is empty.")
+	}
+	if in.MaxChars <= 0 {
+		in.MaxChars = 2000
+	}
+	cfg := s.Config()
+	_, cmd, args, err := cfg.Resolve()
+	if err != nil {
+		return "", false, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = os.TempDir()
+	}
+	proc, err := acp.Start(ctx, acp.Spec{
+		Command: cmd, Args: args, Cwd: home, Env: s.opts.Env, Model: cfg.Model, Reasoning: cfg.Reasoning,
+		Permission:   func(context.Context, acp.PermissionRequest) acp.PermissionDecision { return acp.PermissionDecision{} },
+		Logf:         func(format string, a ...any) { s.opts.Logf(protocol.LevelDebug, "ai.complete: "+format, a...) },
+		StartTimeout: s.opts.StartTimeout,
+	})
+	if err != nil {
+		return "", false, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	}
+	defer proc.Close()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var b strings.Builder
+	full := in.Prompt
+	if sp := strings.TrimSpace(in.SystemPrompt); sp != "" {
+		full = sp + "\n\n" + in.Prompt
+	}
+	full = "You have no tools in this conversation: answer with text only.\n\n" + full
+	_, err = proc.Prompt(pctx, full, func(u acp.Update) {
+		if u.Kind != acp.UpdateMessage || truncated {
+			return
+		}
+		b.WriteString(u.Text)
+		if b.Len() >= in.MaxChars {
+			truncated = true
+			cancel()
+		}
+	})
+	out := b.String()
+	if truncated {
+		out = cutAnswer(out, in.MaxChars)
+		return out, true, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	}
+	return strings.TrimSpace(out), false, nil
+}
+
+// cutAnswer cuts s to at most n bytes without splitting a character.
+func cutAnswer(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
