@@ -83,9 +83,3 @@ func FindInstructionFiles(repoRoot, cwd string) []InstructionFile {
 // and 28 characters, stop-words dropped, title-cased ("Fix login crash" →
 // "Login Crash"); DefaultTitle when nothing is left.
 func AutoTitle(prompt string) string { return autoTitle(prompt) }
-
-// Stubs until the implementation lands.
-func buildSystemPrompt([]protocol.ToolDescriptor, PromptContext) string { panic("unimplemented") }
-func formatPrompt(string, []Message, string) string                     { panic("unimplemented") }
-func findInstructionFiles(string, string) []InstructionFile             { panic("unimplemented") }
-func autoTitle(string) string                                           { panic("unimplemented") }

@@ -55,16 +55,3 @@ func (s *Store) Transcript(sessionID string, lim ReadLimits) (Transcript, error)
 
 // Close flushes and closes open transcript files.
 func (s *Store) Close() error { return s.impl.close() }
-
-// Stubs until the implementation lands.
-type store struct{}
-
-func openStore(string, func(string, ...any)) (*Store, error)     { panic("unimplemented") }
-func (*store) sessions() []Session                               { panic("unimplemented") }
-func (*store) session(string) (Session, bool)                    { panic("unimplemented") }
-func (*store) putSession(Session) error                          { panic("unimplemented") }
-func (*store) deleteSession(string) error                        { panic("unimplemented") }
-func (*store) appendMessage(string, Message) error               { panic("unimplemented") }
-func (*store) appendPatch(string, Patch) error                   { panic("unimplemented") }
-func (*store) transcript(string, ReadLimits) (Transcript, error) { panic("unimplemented") }
-func (*store) close() error                                      { panic("unimplemented") }
