@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -105,7 +106,7 @@ func ResolvePreset(preset, command string, args []string) (label, cmd string, ar
 		if command == "" {
 			return "", "", nil, errors.New("The custom agent has no command: set one in Settings → Agent.")
 		}
-		return command, command, slices.Clone(args), nil
+		return filepath.Base(command), command, slices.Clone(args), nil
 	default:
 		return p.Label, p.Command, p.Args, nil
 	}

@@ -25,10 +25,13 @@ type run struct {
 	done   chan struct{}
 	emit   func(protocol.Event) // the agent_send_message call's stream (never nil)
 
-	msg       *Message // the assistant message being written
-	textBuf   *Part    // text applied to msg but not yet persisted
-	lastFlush time.Time
-	usage     *Usage
+	msg     *Message // the assistant message being written
+	textBuf *Part    // text applied to msg but not yet persisted
+	// meithCalls are the ACP ids of the agent's reports of meith tool
+	// calls: those calls are recorded by callTool, their reports dropped.
+	meithCalls map[string]bool
+	lastFlush  time.Time
+	usage      *Usage
 }
 
 // textFlushInterval is how often streamed text is persisted as a patch
@@ -144,7 +147,8 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 		return SendResult{}, fmt.Errorf("agent: save the message: %w", err)
 	}
 	if sess.Title == DefaultTitle && text != "" {
-		sess.Title = AutoTitle(text)
+		first, _, _ := strings.Cut(text, "\n") // the first line says what it is about
+		sess.Title = AutoTitle(first)
 	}
 	sess.Status, sess.UpdatedAt, sess.LastError = StatusRunning, now, ""
 	if err := s.store.PutSession(sess); err != nil {
@@ -186,7 +190,11 @@ func (s *Service) checkpoint(r *run, sess Session) {
 	res := s.opts.Registry.Call(r.ctx, registry.Request{ToolName: "git_checkpoint_create", Args: args,
 		Client: protocol.ClientInfo{Caller: protocol.CallerInternal, SessionID: sess.ID, Cwd: sess.Cwd}})
 	if !res.OK && res.Error != nil {
-		s.opts.Logf(protocol.LevelWarn, "failed to create pre-run checkpoint for %s: %s: %s", sess.ID, res.Error.Code, res.Error.Message)
+		level := protocol.LevelWarn
+		if strings.HasPrefix(res.Error.Message, "Not inside a git repository") {
+			level = protocol.LevelDebug // nothing to checkpoint
+		}
+		s.opts.Logf(level, "failed to create pre-run checkpoint for %s: %s: %s", sess.ID, res.Error.Code, res.Error.Message)
 	}
 }
 
@@ -434,10 +442,19 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 		}
 		s.changed(sessionID, ChangeTranscript)
 	case acp.UpdateToolCall, acp.UpdateToolCallUpdate:
-		if u.ToolCall == nil || isMeithTool(u.ToolCall.Name) || isMeithTool(u.ToolCall.Title) {
-			return // recorded by callTool with its real arguments and result
+		if u.ToolCall == nil {
+			return
 		}
 		s.mu.Lock()
+		if r.meithCalls[u.ToolCall.ID] || isMeithTool(u.ToolCall.Name) || isMeithTool(u.ToolCall.Title) {
+			// Recorded by callTool with its real arguments and result.
+			if r.meithCalls == nil {
+				r.meithCalls = map[string]bool{}
+			}
+			r.meithCalls[u.ToolCall.ID] = true
+			s.mu.Unlock()
+			return
+		}
 		var tc ToolCall
 		if r.msg != nil {
 			if p := r.msg.ToolCall(u.ToolCall.ID); p != nil {

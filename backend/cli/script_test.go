@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/meith-dev/meith/backend/agent"
 	"github.com/meith-dev/meith/backend/instance/instancetest"
 	"github.com/meith-dev/meith/backend/protocol"
 )
@@ -34,8 +37,19 @@ func TestMain(m *testing.M) {
 // as the newest live instance; $MEITH_SOCKET is its socket, $INSTANCE_PID its
 // pid and its label is "scripts". CLI sessions may start processes (dev
 // servers for devlogs.txtar); every other privileged capability is denied.
+//
+// The agent is the scripted ACP agent of backend/agent/testdata (built
+// here), configured as the custom preset.
 func TestScripts(t *testing.T) {
 	inst := instancetest.New(t, instancetest.WithLabel("scripts"), instancetest.WithGrantCLI(protocol.CapStartsProcess))
+	agentBin := filepath.Join(t.TempDir(), "scriptagent")
+	if out, err := exec.Command("go", "build", "-o", agentBin, "../agent/testdata/scriptagent").CombinedOutput(); err != nil {
+		t.Fatalf("build the scripted agent: %v\n%s", err, out)
+	}
+	custom := agent.PresetCustom
+	if _, err := inst.Agents().SetConfig(agent.ConfigPatch{Preset: &custom, Command: &agentBin}, true); err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

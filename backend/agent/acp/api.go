@@ -133,16 +133,17 @@ type PermissionDecision struct {
 
 // ConfigOption is a session config option the agent advertises.
 type ConfigOption struct {
-	ID       string
-	Name     string
-	Category string
-	Current  string
-	Values   []ConfigValue
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Category string        `json:"category,omitempty"`
+	Current  string        `json:"current"`
+	Values   []ConfigValue `json:"values"`
 }
 
 // ConfigValue is one value of a select option.
 type ConfigValue struct {
-	Value, Name string
+	Value string `json:"value"`
+	Name  string `json:"name"`
 }
 
 // Stop reasons of [Session.Prompt].
@@ -227,6 +228,9 @@ type ProbeResult struct {
 	// ready." or why not, with how to install).
 	Message string `json:"message"`
 	Stderr  string `json:"stderr,omitempty"` // the tail of stderr on failure
+	// Options are the session config options the agent advertised in a
+	// trial session/new without MCP servers (empty when that failed).
+	Options []ConfigOption `json:"options,omitempty"`
 }
 
 // Probe starts the command, initializes and ends it, within ctx (the caller
@@ -234,16 +238,3 @@ type ProbeResult struct {
 func Probe(ctx context.Context, command string, args []string, cwd string) ProbeResult {
 	return probe(ctx, command, args, cwd)
 }
-
-// Stubs until the implementation lands.
-type session struct{}
-
-func start(context.Context, Spec) (*Session, error)                           { panic("unimplemented") }
-func (*session) prompt(context.Context, string, func(Update)) (string, error) { panic("unimplemented") }
-func (*session) configOptions() []ConfigOption                                { panic("unimplemented") }
-func (*session) setConfig(context.Context, string, string) error              { panic("unimplemented") }
-func (*session) agentInfo() (string, string)                                  { panic("unimplemented") }
-func (*session) pid() int                                                     { panic("unimplemented") }
-func (*session) done() <-chan struct{}                                        { panic("unimplemented") }
-func (*session) close() error                                                 { panic("unimplemented") }
-func probe(context.Context, string, []string, string) ProbeResult             { panic("unimplemented") }
