@@ -73,8 +73,11 @@ func (s *Service) Send(ctx context.Context, in SendInput, emit func(protocol.Eve
 	if text == "" && len(in.Attachments) == 0 {
 		return SendResult{}, protocol.Errorf(protocol.CodeValidation, "The message is empty.")
 	}
+	label, cmd, args, err := s.Config().Resolve()
+	if err != nil {
+		return SendResult{}, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	}
 	var sess Session
-	var err error
 	if in.SessionID == "" {
 		sess, err = s.Create(CreateInput{Cwd: in.Cwd, SpaceID: in.SpaceID})
 	} else {
@@ -87,10 +90,6 @@ func (s *Service) Send(ctx context.Context, in SendInput, emit func(protocol.Eve
 		if err := checkAttachment(sess.Cwd, a); err != nil {
 			return SendResult{}, err
 		}
-	}
-	label, cmd, args, err := s.Config().Resolve()
-	if err != nil {
-		return SendResult{}, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
 	}
 
 	s.mu.Lock()

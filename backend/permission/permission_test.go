@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -549,5 +550,67 @@ func TestAuthorizeNowLeavesOnlyApprovalsToAuthorize(t *testing.T) {
 		if decided != tt.wantDecided || (decided && (err == nil) != tt.wantAllow) {
 			t.Errorf("%s: AuthorizeNow = %v, %v, want decided %v allow %v", tt.name, decided, err, tt.wantDecided, tt.wantAllow)
 		}
+	}
+}
+
+func TestAgentGate(t *testing.T) {
+	write := tool("write_file", protocol.CapWritesFiles)
+	req := func() registry.AuthRequest {
+		return registry.AuthRequest{RequestID: "call_1", Tool: write,
+			Client: protocol.ClientInfo{Caller: protocol.CallerAgent, SessionID: "sess_1"}}
+	}
+	// Without a gate an agent call without a grant is denied at once.
+	if err := New(Options{}).Authorize(context.Background(), req()); !protocol.IsPermissionDenied(err) {
+		t.Fatalf("no gate: %v", err)
+	}
+	var s *Service
+	var asked []string
+	gate := func(grant bool, fail error) func(context.Context, registry.AuthRequest) error {
+		return func(_ context.Context, r registry.AuthRequest) error {
+			asked = append(asked, r.RequestID)
+			if grant {
+				s.Grant(Grant{Caller: protocol.CallerAgent, SessionID: r.Client.SessionID, ToolName: r.Tool.Name, Capabilities: r.Tool.Capabilities, Uses: 1})
+			}
+			return fail
+		}
+	}
+	cases := []struct {
+		name    string
+		grant   bool
+		fail    error
+		allowed bool
+	}{
+		{"allow writes a one-use grant that is spent", true, nil, true},
+		{"deny", false, &protocol.ToolError{Code: protocol.CodePermissionDenied, Message: "User denied"}, false},
+		{"allow without a grant is still denied", false, nil, false},
+	}
+	for _, c := range cases {
+		s = New(Options{AgentGate: gate(c.grant, c.fail)})
+		asked = nil
+		if decided, _ := s.AuthorizeNow(req()); decided {
+			t.Errorf("%s: AuthorizeNow decided an agent call that must ask", c.name)
+		}
+		err := s.Authorize(context.Background(), req())
+		if got := err == nil; got != c.allowed {
+			t.Errorf("%s: Authorize = %v, want allowed %v", c.name, err, c.allowed)
+		}
+		if len(asked) != 1 || asked[0] != "call_1" {
+			t.Errorf("%s: gate asked %v", c.name, asked)
+		}
+		if g := s.Grants(protocol.CallerAgent, "sess_1"); len(g) != 0 {
+			t.Errorf("%s: grants left %+v", c.name, g)
+		}
+	}
+	// A grant held already: the gate is not asked; a read-only tool never is.
+	s = New(Options{AgentGate: gate(false, errors.New("must not be asked"))})
+	s.Grant(Grant{Caller: protocol.CallerAgent, SessionID: "sess_1", Capabilities: []protocol.Capability{protocol.CapWritesFiles}})
+	if err := s.Authorize(context.Background(), req()); err != nil {
+		t.Errorf("granted: %v", err)
+	}
+	r := req()
+	r.Tool = tool("read", protocol.CapReadOnly)
+	r.Client.SessionID = "sess_2"
+	if decided, err := s.AuthorizeNow(r); !decided || err != nil {
+		t.Errorf("read-only: %v %v", decided, err)
 	}
 }
