@@ -252,7 +252,9 @@ func (s *Service) ensureAgent(r *run, l *liveSession, sess Session, label, cmd s
 		case <-proc.Done():
 			proc = nil
 		default:
-			if pkey != key {
+			// A changed command, or a token the bridge let expire (idle
+			// past its TTL): a fresh agent with a fresh token.
+			if pkey != key || !slices.Contains(s.opts.Bridge.Sessions(), sess.ID) {
 				_ = proc.Close()
 				proc = nil
 			}

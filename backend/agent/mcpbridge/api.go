@@ -77,15 +77,3 @@ func (b *Bridge) URL() string { return b.impl.url() }
 
 // Close stops the listener and kills every token.
 func (b *Bridge) Close(ctx context.Context) error { return b.impl.close(ctx) }
-
-// Stubs until the implementation lands.
-type bridge struct{}
-
-func newBridge(Options) *bridge                                     { panic("unimplemented") }
-func (*bridge) register(context.Context, Binding) (Endpoint, error) { panic("unimplemented") }
-func (*bridge) unregister(string)                                   { panic("unimplemented") }
-func (*bridge) toolsListed(string) <-chan struct{}                  { panic("unimplemented") }
-func (*bridge) touch(string)                                        { panic("unimplemented") }
-func (*bridge) sessions() []string                                  { panic("unimplemented") }
-func (*bridge) url() string                                         { panic("unimplemented") }
-func (*bridge) close(context.Context) error                         { panic("unimplemented") }

@@ -55,6 +55,9 @@
 //	askmcp <server> <tool> a metadata-only MCP approval: session/request_permission with
 //	                       _meta.is_mcp_tool_approval=true, title "<server>/<tool>" and
 //	                       rawInput {server_name, tool_name}; says like ask
+//	bench <tool> <n>       call the MCP tool n times one after another (arguments {}, no
+//	                       tool_call reports) and say "bench <tool>: n=<n> median=<µs>us
+//	                       p90=<µs>us errors=<k>" (the latency the agent sees, for bench/)
 //	sleep <duration>       wait (a Go duration); session/cancel ends the turn at once
 //	                       with stopReason cancelled
 //	plan <a>|<b>|<c>       a plan update, every entry pending with priority medium
@@ -87,6 +90,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -490,6 +494,8 @@ func (t *turn) run(ctx context.Context, line string) error {
 		t.say(arg)
 	case "think":
 		t.think(arg)
+	case "bench":
+		return t.bench(ctx, arg)
 	case "call":
 		return t.call(ctx, arg)
 	case "ask":
@@ -682,6 +688,33 @@ func (t *turn) call(ctx context.Context, arg string) error {
 	} else {
 		t.say(tool + ": ok")
 	}
+	return nil
+}
+
+// bench times n sequential MCP calls of tool.
+func (t *turn) bench(ctx context.Context, arg string) error {
+	tool, nStr, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	n, err := strconv.Atoi(strings.TrimSpace(nStr))
+	if err != nil || n <= 0 || n > 1_000_000 {
+		t.say("bench: want <tool> <n>")
+		return nil
+	}
+	lat := make([]time.Duration, 0, n)
+	errs := 0
+	for range n {
+		start := time.Now()
+		_, isError, err := t.callMCP(ctx, tool, map[string]any{})
+		lat = append(lat, time.Since(start))
+		if ctx.Err() != nil {
+			return errCancelled
+		}
+		if err != nil || isError {
+			errs++
+		}
+	}
+	slices.Sort(lat)
+	t.say(fmt.Sprintf("bench %s: n=%d median=%dus p90=%dus errors=%d", tool, n,
+		lat[n/2].Microseconds(), lat[n*9/10].Microseconds(), errs))
 	return nil
 }
 
