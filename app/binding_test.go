@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/agent"
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -1123,5 +1124,45 @@ func TestTerminalBindingDrivesARealShell(t *testing.T) {
 			out.WriteString(e.Text)
 		}
 		after = page.NextSeq - 1
+	}
+}
+
+func isAgentChanged(e emitted) bool { return e.name == EventAgentChanged }
+
+func TestAgentChangedIsThrottled(t *testing.T) {
+	hook := &ProcessHook{}
+	hook.NotifyAgent(agent.Change{SessionID: "sess_early", Kind: agent.ChangeSessions}) // no window: dropped
+	a, em := startApp(t, newTestRegistry(t, nil), nil)
+	hook.attach(a)
+	// A streaming answer's burst becomes one hint per session and kind.
+	for range 50 {
+		hook.NotifyAgent(agent.Change{SessionID: "sess_1", Kind: agent.ChangeTranscript})
+	}
+	hook.NotifyAgent(agent.Change{SessionID: "sess_1", Kind: agent.ChangePermission})
+	em.waitFor(t, "agent_changed", isAgentChanged)
+	time.Sleep(2 * agentThrottle)
+	var got []agent.Change
+	em.mu.Lock()
+	for _, e := range em.events {
+		if isAgentChanged(e) {
+			got = append(got, e.payload.(agent.Change))
+		}
+	}
+	em.mu.Unlock()
+	want := []agent.Change{{SessionID: "sess_1", Kind: agent.ChangeTranscript}, {SessionID: "sess_1", Kind: agent.ChangePermission}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("agent_changed hints = %+v, want %+v", got, want)
+	}
+	if b, _ := json.Marshal(got[0]); string(b) != `{"sessionId":"sess_1","kind":"transcript"}` {
+		t.Errorf("agent_changed JSON = %s", b)
+	}
+	// Many sessions at once: one empty hint.
+	before := em.count(isAgentChanged)
+	for i := range maxAgentHints + 5 {
+		hook.NotifyAgent(agent.Change{SessionID: fmt.Sprintf("sess_%d", i), Kind: agent.ChangeSessions})
+	}
+	time.Sleep(3 * agentThrottle)
+	if n := em.count(isAgentChanged) - before; n != 1 {
+		t.Fatalf("%d changes gave %d hints, want 1", maxAgentHints+5, n)
 	}
 }

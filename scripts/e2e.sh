@@ -33,6 +33,11 @@ if [ ! -x "$CLI_BIN" ]; then
   CGO_ENABLED=0 go build -tags headless -o "$CLI_BIN" .
 fi
 
+# The scripted ACP agent the agent tab's test runs (backend/agent/testdata).
+AGENT_BIN=build/bin/scriptagent
+echo "building $AGENT_BIN"
+CGO_ENABLED=0 go build -o "$AGENT_BIN" ./backend/agent/testdata/scriptagent
+
 tmp=$(mktemp -d)
 cleanup() {
   # The tests start and stop the app themselves (frontend/e2e/harness.mjs);
@@ -53,8 +58,8 @@ mkdir -p "$MEITH_HOME" "$MEITH_USER_DATA"
 
 echo "running node --test frontend/e2e/ ($DEV_BIN on $DISPLAY, UI at http://127.0.0.1:$PORT/)"
 rc=0
-MEITH_DEV_BIN=$PWD/$DEV_BIN MEITH_BIN=$PWD/$CLI_BIN MEITH_E2E_PORT=$PORT \
-  MEITH_E2E_PIDFILE=$tmp/app.pid MEITH_E2E_LOG=$tmp/app.log timeout 240 \
+MEITH_DEV_BIN=$PWD/$DEV_BIN MEITH_BIN=$PWD/$CLI_BIN MEITH_SCRIPTAGENT=$PWD/$AGENT_BIN MEITH_E2E_PORT=$PORT \
+  MEITH_E2E_PIDFILE=$tmp/app.pid MEITH_E2E_LOG=$tmp/app.log timeout 300 \
   node --test --test-concurrency=1 frontend/e2e/*.e2e.mjs || rc=$?
 
 if [ "$rc" -ne 0 ]; then
