@@ -64,6 +64,12 @@ type NoteInput struct {
 
 func newEnv(t *testing.T, agentArgs ...string) *env {
 	t.Helper()
+	return newEnvTTL(t, 0, agentArgs...)
+}
+
+// newEnvTTL is newEnv with the MCP tokens' idle lifetime.
+func newEnvTTL(t *testing.T, tokenTTL time.Duration, agentArgs ...string) *env {
+	t.Helper()
 	e := &env{t: t, dir: t.TempDir(), settings: state.DefaultSettings()}
 	var svc *agent.Service
 	e.perms = permission.New(permission.Options{AgentGate: func(ctx context.Context, req registry.AuthRequest) error {
@@ -90,7 +96,7 @@ func newEnv(t *testing.T, agentArgs ...string) *env {
 	hub := watch.NewHub(watch.Options{})
 	t.Cleanup(func() { hub.Close() })
 	gittools.Register(e.reg, gittools.Deps{Hub: hub, Settings: func() state.AppSettings { return e.settings }})
-	e.bridge = mcpbridge.New(mcpbridge.Options{})
+	e.bridge = mcpbridge.New(mcpbridge.Options{IdleTTL: tokenTTL})
 	var err error
 	svc, err = agent.New(agent.Options{
 		Dir: filepath.Join(e.dir, "agent"), Registry: e.reg, Permissions: e.perms, Bridge: e.bridge,
@@ -591,5 +597,26 @@ func TestCloseEndsAgentProcesses(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close left the run going")
+	}
+}
+
+func TestExpiredTokenStartsAFreshAgent(t *testing.T) {
+	e := newEnvTTL(t, 300*time.Millisecond)
+	s := e.send(agent.SendInput{Cwd: e.workdir(), Text: `call read_note {"text":"x"}`})
+	if !strings.Contains(s.res.Text, "read_note: ok") {
+		t.Fatalf("first run %q", s.res.Text)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for slices.Contains(e.bridge.Sessions(), s.res.SessionID) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle token never expired")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The session's agent is still running, with a dead token: the next run
+	// gets a fresh agent and token, and its tool calls work.
+	s = e.send(agent.SendInput{SessionID: s.res.SessionID, Text: `call read_note {"text":"x"}`})
+	if !strings.Contains(s.res.Text, "read_note: ok") {
+		t.Fatalf("run after the token expired: %q", s.res.Text)
 	}
 }
