@@ -131,6 +131,7 @@ export const Topics = {
   logsAppended: 'logs_appended',
   gitChanged: 'git_changed',
   processChanged: 'process_changed',
+  agentChanged: 'agent_changed',
 } as const;
 
 // ---- App state (backend/state/types.go) ----
@@ -426,4 +427,222 @@ export interface ProcessInfo {
 export interface ProcessChangedPayload {
   kind: 'dev-server' | 'terminal' | '';
   id: string;
+}
+
+// ---- Agent (backend/agent, backend/tools/agenttools) ----
+
+/** The agent presets (the program a session runs). */
+export type AgentAdapter = 'claude' | 'codex' | 'gemini' | 'custom';
+
+export type AgentSessionStatus = 'idle' | 'running' | 'error' | 'cancelled';
+
+/** Token use and cost as the agent reports them. */
+export interface AgentUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  used?: number;
+  size?: number;
+  costAmount?: number;
+  costCurrency?: string;
+}
+
+/** One agent session (agent.Session). Times are Unix milliseconds. */
+export interface AgentSession {
+  /** "sess_…" */
+  id: string;
+  title: string;
+  cwd: string;
+  spaceId: string | null;
+  adapter: AgentAdapter | string;
+  model?: string;
+  reasoning?: string;
+  /** "Full access": privileged tool calls run without asking. */
+  autoAccept: boolean;
+  status: AgentSessionStatus;
+  createdAt: number;
+  updatedAt: number;
+  lastViewedAt?: number;
+  usage?: AgentUsage;
+  lastError?: string;
+}
+
+/** A session as agent_list_sessions lists it. */
+export interface AgentSessionListItem extends AgentSession {
+  /** Changed since the user last looked (updatedAt > lastViewedAt). */
+  unseen: boolean;
+  pendingPermissions: number;
+}
+
+/** One piece of a message, in order: text, a thought, or a tool call (by id). */
+export interface AgentPart {
+  type: 'text' | 'thought' | 'tool';
+  text?: string;
+  toolCallId?: string;
+}
+
+export type AgentToolCallStatus =
+  | 'pending'
+  | 'awaiting_permission'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'denied'
+  | 'cancelled';
+
+/** One tool call of an assistant message (agent.ToolCall). */
+export interface AgentToolCall {
+  id: string;
+  name: string;
+  title?: string;
+  /** "meith": one of meith's tools through the MCP bridge; "agent": the agent's own. */
+  source: 'meith' | 'agent';
+  /** The ACP tool kind of an agent tool (read, edit, execute…). */
+  kind?: string;
+  capabilities?: Capability[];
+  /** The gating capability when the call needed approval. */
+  capability?: Capability;
+  args?: unknown;
+  status: AgentToolCallStatus;
+  /** The (clipped) result of a meith tool. */
+  result?: ToolResult & { data?: unknown };
+  /** The (clipped) text an agent tool reported. */
+  output?: string;
+  decision?: 'allow' | 'deny';
+  startedAt: number;
+  endedAt?: number;
+}
+
+/** A file attached to a user message, staged into <cwd>/.meith/attachments. */
+export interface AgentAttachment {
+  name: string;
+  path: string;
+  size: number;
+}
+
+export interface AgentPlanEntry {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  priority?: string;
+}
+
+/** One message of a transcript (agent.Message). */
+export interface AgentMessage {
+  /** "msg_…" */
+  id: string;
+  role: 'user' | 'assistant';
+  createdAt: number;
+  parts: AgentPart[] | null;
+  toolCalls: AgentToolCall[] | null;
+  attachments?: AgentAttachment[];
+  plan?: AgentPlanEntry[];
+  status?: 'streaming' | 'done' | 'cancelled' | 'error';
+  stopReason?: string;
+  error?: { code: string; message: string };
+  usage?: AgentUsage;
+}
+
+/** A tool call waiting for the user: the inline permission card. */
+export interface AgentPermissionRequest {
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  title?: string;
+  source: 'meith' | 'agent';
+  capability: Capability;
+  /** The card's phrase: "write files", "control the browser"… */
+  action: string;
+  args: unknown;
+  createdAt: number;
+}
+
+/** A setting the agent advertises (model, reasoning level…). */
+export interface AgentConfigOption {
+  id: string;
+  name: string;
+  category: string;
+  current: string;
+  values: { value: string; name: string }[] | null;
+}
+
+/** The result of agent_get_transcript. */
+export interface AgentTranscript {
+  session: AgentSession;
+  messages: AgentMessage[] | null;
+  /** Earlier messages or content were left out of this read. */
+  omitted: boolean;
+  pendingPermissions: AgentPermissionRequest[] | null;
+  options: AgentConfigOption[] | null;
+}
+
+/** The configured agent ("" preset: none). */
+export interface AgentConfig {
+  preset: '' | AgentAdapter;
+  command: string;
+  args: string[] | null;
+  model: string;
+  reasoning: string;
+  autoAccept: boolean;
+}
+
+export interface AgentPresetInfo {
+  id: string;
+  label: string;
+  command: string;
+  args: string[] | null;
+  installHint: string;
+}
+
+/** The result of agent_get_config. */
+export interface AgentConfigResult {
+  config: AgentConfig;
+  presets: AgentPresetInfo[] | null;
+  options: AgentConfigOption[] | null;
+}
+
+/** The result of agent_send_message. */
+export interface AgentSendResult {
+  sessionId: string;
+  messageId: string;
+  status: string;
+  stopReason: string;
+  text: string;
+  toolCalls: number;
+  usage?: AgentUsage;
+}
+
+/** Payload of the "agent_changed" Wails event: a hint to re-read ("" sessionId: many, or the list). */
+export interface AgentChangedPayload {
+  sessionId: string;
+  kind: 'sessions' | 'transcript' | 'permission' | 'deleted';
+}
+
+/** A git checkpoint (backend/git/checkpoint Checkpoint). */
+export interface GitCheckpoint {
+  id: string;
+  ref?: string;
+  root?: string;
+  /** RFC 3339. */
+  createdAt: string;
+  label?: string;
+  source?: string;
+  sessionId?: string;
+  toolCallId?: string;
+}
+
+/** The result of git_checkpoint_compare. */
+export interface GitCheckpointComparison {
+  left: string;
+  right: string;
+  stat: { files: number; additions: number; deletions: number };
+  files: { path: string; status: string; additions: number; deletions: number; binary: boolean }[] | null;
+  /** The unified diff of all files ("" unless asked for). */
+  patch: string;
+}
+
+/** The result of git_checkpoint_restore. */
+export interface GitCheckpointRestoreResult {
+  checkpoint: GitCheckpoint;
+  /** The checkpoint of the state before the restore: restoring it undoes the restore. */
+  preRestore: GitCheckpoint;
+  undo?: string;
 }
