@@ -40,8 +40,17 @@ class UiStore {
     if (!appState.layout.drawerOpen) void appState.setLayout({ drawerOpen: true });
   }
 
+  /** The Settings section to show when Settings opens next ("" keeps the last one). */
+  settingsSection = $state('');
+
   toggleSettings(): void {
     this.view = this.view === 'settings' ? 'workspace' : 'settings';
+  }
+
+  /** Opens Settings at a section (e.g. "agent"). */
+  openSettings(section: string): void {
+    this.settingsSection = section;
+    this.view = 'settings';
   }
 
   private save(): void {
