@@ -30,9 +30,25 @@ type run struct {
 	// meithCalls are the ACP ids of the agent's reports of meith tool
 	// calls: those calls are recorded by callTool, their reports dropped.
 	meithCalls map[string]bool
-	lastFlush  time.Time
-	usage      *Usage
+	// A meith tool call arrives over MCP while the text the agent wrote
+	// before it may still be on its way over ACP; the agent's report of the
+	// call (ACP, in order with the text) says where it goes. unplaced are
+	// calls waiting for their report, reports are reports (tool names)
+	// waiting for their call.
+	unplaced  []placement
+	reports   []string
+	lastFlush time.Time
+	usage     *Usage
 }
+
+// placement is a meith tool call whose part is not in the message yet.
+type placement struct {
+	id, name string
+}
+
+// placeGrace is how long a meith tool call that ended waits for the
+// agent's report of it before its part is put at the end of the text.
+const placeGrace = 2 * time.Second
 
 // textFlushInterval is how often streamed text is persisted as a patch
 // (the live message in memory is always current).
@@ -345,7 +361,19 @@ func (s *Service) callTool(ctx context.Context, sessionID, name string, args jso
 	if d, ok := s.opts.Registry.Describe(name); ok {
 		tc.Capabilities = d.Capabilities
 	}
-	s.putToolCall(r, sessionID, tc)
+	s.mu.Lock()
+	reported := false
+	if i := slices.Index(r.reports, name); i >= 0 {
+		r.reports = slices.Delete(r.reports, i, i+1)
+		reported = true // the text before it is in already
+	} else {
+		r.unplaced = append(r.unplaced, placement{id: id, name: name})
+	}
+	s.mu.Unlock()
+	s.record(r, sessionID, Patch{ToolCall: &tc, Unplaced: !reported})
+	// An agent that does not report the call: its part goes after the text
+	// so far, a moment after the call (the report may still be in flight).
+	defer time.AfterFunc(placeGrace, func() { s.place(r, sessionID, id) })
 	r.emit(protocol.Progress("calling "+name+"…", -1))
 	fwd := func(ev protocol.Event) {
 		if emit != nil {
@@ -381,13 +409,33 @@ func (s *Service) callTool(ctx context.Context, sessionID, name string, args jso
 
 // putToolCall records a tool call in the run's message and the transcript.
 func (s *Service) putToolCall(r *run, sessionID string, tc ToolCall) {
+	s.record(r, sessionID, Patch{ToolCall: &tc})
+}
+
+// place puts a meith tool call's part at the end of the message, if it is
+// not placed yet.
+func (s *Service) place(r *run, sessionID, id string) {
+	s.mu.Lock()
+	i := slices.IndexFunc(r.unplaced, func(p placement) bool { return p.id == id })
+	if i >= 0 {
+		r.unplaced = slices.Delete(r.unplaced, i, i+1)
+	}
+	s.mu.Unlock()
+	if i >= 0 {
+		s.record(r, sessionID, Patch{Place: id})
+	}
+}
+
+// record applies a patch to the run's message and persists it (after the
+// buffered text, so the file keeps the order).
+func (s *Service) record(r *run, sessionID string, p Patch) {
 	s.mu.Lock()
 	if r.msg == nil {
 		s.mu.Unlock()
 		return
 	}
 	s.flushTextLocked(r, sessionID)
-	p := Patch{MessageID: r.msg.ID, ToolCall: &tc}
+	p.MessageID = r.msg.ID
 	p.Apply(r.msg)
 	err := s.store.AppendPatch(sessionID, p)
 	s.mu.Unlock()
@@ -448,12 +496,25 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 		}
 		s.mu.Lock()
 		if r.meithCalls[u.ToolCall.ID] || isMeithTool(u.ToolCall.Name) || isMeithTool(u.ToolCall.Title) {
-			// Recorded by callTool with its real arguments and result.
+			// Recorded by callTool with its real arguments and result; the
+			// report (the first one) says where the call goes in the text.
 			if r.meithCalls == nil {
 				r.meithCalls = map[string]bool{}
 			}
+			first := !r.meithCalls[u.ToolCall.ID]
 			r.meithCalls[u.ToolCall.ID] = true
+			var id string
+			if name := meithToolName(u.ToolCall.Name, u.ToolCall.Title); first && name != "" {
+				if i := slices.IndexFunc(r.unplaced, func(p placement) bool { return p.name == name }); i >= 0 {
+					id = r.unplaced[i].id
+				} else {
+					r.reports = append(r.reports, name)
+				}
+			}
 			s.mu.Unlock()
+			if id != "" {
+				s.place(r, sessionID, id)
+			}
 			return
 		}
 		var tc ToolCall
@@ -554,6 +615,19 @@ func mergeAgentToolCall(tc *ToolCall, u acp.ToolCall) {
 // meithPrefixes are how agents name a tool of the "meith" MCP server.
 var meithPrefixes = []string{"mcp__meith__", "mcp__meith.", "meith.", "meith/", "meith:"}
 
+// meithToolName returns the meith tool an agent's report names (its name
+// or title with the MCP prefix stripped), or "".
+func meithToolName(names ...string) string {
+	for _, n := range names {
+		for _, p := range meithPrefixes {
+			if rest, ok := strings.CutPrefix(n, p); ok && rest != "" {
+				return rest
+			}
+		}
+	}
+	return ""
+}
+
 // isMeithTool reports whether an agent's tool name or title names one of
 // meith's tools through the MCP server.
 func isMeithTool(name string) bool {
@@ -580,6 +654,12 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 		if te := (*protocol.ToolError)(nil); errors.As(runErr, &te) {
 			info = &ErrorInfo{Code: te.Code, Message: te.Message}
 		}
+	}
+	s.mu.Lock()
+	left := slices.Clone(r.unplaced)
+	s.mu.Unlock()
+	for _, p := range left {
+		s.place(r, sess.ID, p.id)
 	}
 	s.mu.Lock()
 	s.flushTextLocked(r, sess.ID)

@@ -404,6 +404,11 @@ func checkDir(dir string) (string, error) {
 	if dir == "" {
 		return "", protocol.Errorf(protocol.CodeValidation, "An agent session needs a folder (cwd).")
 	}
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, dir[1:])
+		}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", protocol.Errorf(protocol.CodeValidation, "Bad folder %q: %v", dir, err)

@@ -620,3 +620,28 @@ func TestExpiredTokenStartsAFreshAgent(t *testing.T) {
 		t.Fatalf("run after the token expired: %q", s.res.Text)
 	}
 }
+
+// The text an agent writes before a tool call comes over ACP while the call
+// comes over MCP; the transcript keeps the agent's order all the same.
+func TestToolCallsKeepTheirPlaceInTheText(t *testing.T) {
+	e := newEnv(t)
+	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
+	for i := range 10 {
+		e.send(agent.SendInput{SessionID: sess.ID, Text: "say before the call, with more words to stream\n" +
+			`call read_note {"text":"x"}` + "\nsay after the call"})
+		m := e.lastAssistant(sess.ID)
+		var got []string
+		for _, p := range m.Parts {
+			switch p.Type {
+			case agent.PartTool:
+				got = append(got, "tool")
+			case agent.PartText:
+				got = append(got, strings.TrimSpace(p.Text))
+			}
+		}
+		want := []string{"before the call, with more words to stream", "tool", "read_note: ok\nafter the call"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d: parts %q, want %q", i, got, want)
+		}
+	}
+}

@@ -117,6 +117,16 @@ func (m *Message) ToolCall(id string) *ToolCall {
 	return nil
 }
 
+// placed reports whether the message has the part of tool call id.
+func (m *Message) placed(id string) bool {
+	for _, p := range m.Parts {
+		if p.Type == PartTool && p.ToolCallID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // Part types.
 const (
 	PartText    = "text"
@@ -200,9 +210,14 @@ type Patch struct {
 	// AppendText appends to the last part when it has the same type
 	// (text|thought), else adds a part.
 	AppendText *Part `json:"appendText,omitempty"`
-	// ToolCall adds a tool call (and its part) or replaces the one with the
-	// same id.
-	ToolCall   *ToolCall   `json:"toolCall,omitempty"`
+	// ToolCall adds a tool call (and its part, unless Unplaced) or replaces
+	// the one with the same id.
+	ToolCall *ToolCall `json:"toolCall,omitempty"`
+	// Unplaced adds a new ToolCall without its part: where it goes in the
+	// text is known later (Place).
+	Unplaced bool `json:"unplaced,omitempty"`
+	// Place adds the part of a tool call added Unplaced, at the end.
+	Place      string      `json:"place,omitempty"`
 	Plan       []PlanEntry `json:"plan,omitempty"`
 	Usage      *Usage      `json:"usage,omitempty"`
 	Status     string      `json:"status,omitempty"`
@@ -224,8 +239,13 @@ func (p Patch) Apply(m *Message) {
 			*old = *tc
 		} else {
 			m.ToolCalls = append(m.ToolCalls, *tc)
-			m.Parts = append(m.Parts, Part{Type: PartTool, ToolCallID: tc.ID})
+			if !p.Unplaced {
+				m.Parts = append(m.Parts, Part{Type: PartTool, ToolCallID: tc.ID})
+			}
 		}
+	}
+	if id := p.Place; id != "" && m.ToolCall(id) != nil && !m.placed(id) {
+		m.Parts = append(m.Parts, Part{Type: PartTool, ToolCallID: id})
 	}
 	if p.Plan != nil {
 		m.Plan = p.Plan
