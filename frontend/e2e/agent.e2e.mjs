@@ -89,6 +89,7 @@ describe('the agent tab with the real backend and a real ACP agent', { concurren
     // The streamed text is there while the tool waits.
     const answer = view.locator('[data-testid="agent-message"][data-role="assistant"]').last();
     await eventually(async () => assert.match(await answer.textContent(), /Opening a tab for the notes\./));
+    if (process.env.MEITH_E2E_SHOTS) await page.screenshot({ path: join(process.env.MEITH_E2E_SHOTS, 'agent-tab.png') });
     const sessions = await cli('agent_list_sessions');
     assert.equal(sessions.sessions.length, 1);
     assert.equal(sessions.sessions[0].pendingPermissions, 1);
@@ -114,12 +115,15 @@ describe('the agent tab with the real backend and a real ACP agent', { concurren
     assert.equal(tc.decision, 'allow');
     assert.equal(tr.session.title, 'Open Notes Tab');
 
-    // The checkpoint taken before the run is listed; Compare shows the change.
+    // The checkpoint taken before the run is listed; after an edit, Compare
+    // shows the change since the checkpoint.
+    writeFileSync(join(home, 'README.md'), 'first\nwork in progress\nan edit after the run\n');
     await view.getByRole('button', { name: /^Checkpoints 1/ }).click();
     await view.getByRole('button', { name: /^Compare Before agent run: Open Notes Tab/ }).click();
     const cmp = view.getByTestId('agent-checkpoint-compare');
     await cmp.waitFor();
-    assert.match(await cmp.textContent(), /README\.md/);
+    await eventually(async () => assert.match(await cmp.textContent(), /1 file changed[\s\S]*README\.md/));
+    await cmp.getByText('an edit after the run').first().waitFor();
   });
 
   test('Stop cancels a running turn', { timeout: 60_000 }, async () => {
@@ -149,6 +153,17 @@ describe('the agent tab with the real backend and a real ACP agent', { concurren
       await page.waitForTimeout(300);
     }
     await eventually(async () => assert.deepEqual((await cli('app_get_state')).workspaceTabs, []));
+    // The agent opened its tab in a second pane: close the split again.
+    const layout = async () => (await cli('app_get_state')).spaces[0].layout;
+    if ((await layout()).split) {
+      await page.locator('body').click({ position: { x: 640, y: 400 } });
+      await page.keyboard.press('Control+Backslash');
+    }
+    await eventually(async () => {
+      const l = await layout();
+      assert.equal(l.split, false, JSON.stringify(l));
+      assert.equal(l.focusedPane, 'primary', JSON.stringify(l));
+    });
   });
 
   test('no unexpected page errors', () => {
