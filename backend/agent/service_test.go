@@ -70,6 +70,13 @@ func newEnv(t *testing.T, agentArgs ...string) *env {
 // newEnvTTL is newEnv with the MCP tokens' idle lifetime.
 func newEnvTTL(t *testing.T, tokenTTL time.Duration, agentArgs ...string) *env {
 	t.Helper()
+	return newEnvIdle(t, tokenTTL, 0, agentArgs...)
+}
+
+// newEnvIdle is newEnv with the MCP tokens' and the sessions' idle
+// lifetimes.
+func newEnvIdle(t *testing.T, tokenTTL, sessionTTL time.Duration, agentArgs ...string) *env {
+	t.Helper()
 	e := &env{t: t, dir: t.TempDir(), settings: state.DefaultSettings()}
 	var svc *agent.Service
 	e.perms = permission.New(permission.Options{AgentGate: func(ctx context.Context, req registry.AuthRequest) error {
@@ -104,6 +111,7 @@ func newEnvTTL(t *testing.T, tokenTTL time.Duration, agentArgs ...string) *env {
 		Logf: func(level protocol.LogLevel, format string, args ...any) {
 			t.Logf("[%s] "+format, append([]any{level}, args...)...)
 		},
+		IdleTTL: sessionTTL,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -643,5 +651,26 @@ func TestToolCallsKeepTheirPlaceInTheText(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("run %d: parts %q, want %q", i, got, want)
 		}
+	}
+}
+
+func TestIdleSessionsLoseTheirAgentAndToken(t *testing.T) {
+	e := newEnvIdle(t, 0, 400*time.Millisecond)
+	s := e.send(agent.SendInput{Cwd: e.workdir(), Text: "say hi"})
+	id := s.res.SessionID
+	if !slices.Contains(e.bridge.Sessions(), id) {
+		t.Fatal("no token after the run")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for slices.Contains(e.bridge.Sessions(), id) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session kept its MCP token")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// It comes back on the next message.
+	s = e.send(agent.SendInput{SessionID: id, Text: `call read_note {"text":"x"}`})
+	if !strings.Contains(s.res.Text, "read_note: ok") {
+		t.Fatalf("run after idle GC: %q", s.res.Text)
 	}
 }
