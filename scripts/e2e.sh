@@ -8,6 +8,7 @@
 # folder dialog with xdotool. Exits non-zero on failure.
 #
 #   bash scripts/e2e.sh        (needs frontend/dist: `cd frontend && npm run build`)
+#   E2E_FILES=frontend/e2e/browser.e2e.mjs bash scripts/e2e.sh   (some files only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -60,7 +61,7 @@ echo "running node --test frontend/e2e/ ($DEV_BIN on $DISPLAY, UI at http://127.
 rc=0
 MEITH_DEV_BIN=$PWD/$DEV_BIN MEITH_BIN=$PWD/$CLI_BIN MEITH_SCRIPTAGENT=$PWD/$AGENT_BIN MEITH_E2E_PORT=$PORT \
   MEITH_E2E_PIDFILE=$tmp/app.pid MEITH_E2E_LOG=$tmp/app.log timeout 300 \
-  node --test --test-concurrency=1 frontend/e2e/*.e2e.mjs || rc=$?
+  node --test --test-concurrency=1 ${E2E_FILES:-frontend/e2e/*.e2e.mjs} || rc=$?
 
 if [ "$rc" -ne 0 ]; then
   echo "--- app log (tail) ---" >&2

@@ -114,8 +114,19 @@ export class AppStateStore {
   }
 
   /** Runs a tool; on failure shows a toast and resolves undefined. Re-reads the state after success. */
+  /** The last state change sent: the next one waits for it. */
+  private pending: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs a state-changing tool and re-reads the state. Changes reach the
+   * backend one after another, in the order the user made them (the binding
+   * runs calls concurrently: a pane focused on mouse down must not land after
+   * the tab moved by the drop that followed).
+   */
   private async act<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
-    const r = await callForAction<T>(tool, args);
+    const call = this.pending.then(() => callForAction<T>(tool, args));
+    this.pending = call.catch(() => undefined);
+    const r = await call;
     if (!r) return undefined;
     await this.refresh();
     return r.content;
