@@ -440,7 +440,7 @@ func (s *Service) record(r *run, sessionID string, p Patch) {
 	err := s.store.AppendPatch(sessionID, p)
 	s.mu.Unlock()
 	if err != nil {
-		s.opts.Logf(protocol.LevelWarn, "save a tool call of %s: %v", sessionID, err)
+		s.opts.Logf(protocol.LevelWarn, "save the transcript of %s: %v", sessionID, err)
 	}
 	s.changed(sessionID, ChangeTranscript)
 }
@@ -534,7 +534,7 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 		for _, e := range u.Plan {
 			plan = append(plan, PlanEntry{Content: e.Content, Status: e.Status, Priority: e.Priority})
 		}
-		s.patch(r, sessionID, Patch{Plan: plan})
+		s.record(r, sessionID, Patch{Plan: plan})
 	case acp.UpdateUsage:
 		if u.Usage == nil {
 			return
@@ -544,26 +544,8 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 		s.mu.Lock()
 		r.usage = us
 		s.mu.Unlock()
-		s.patch(r, sessionID, Patch{Usage: us})
+		s.record(r, sessionID, Patch{Usage: us})
 	}
-}
-
-// patch applies and persists a patch of the run's message.
-func (s *Service) patch(r *run, sessionID string, p Patch) {
-	s.mu.Lock()
-	if r.msg == nil {
-		s.mu.Unlock()
-		return
-	}
-	s.flushTextLocked(r, sessionID)
-	p.MessageID = r.msg.ID
-	p.Apply(r.msg)
-	err := s.store.AppendPatch(sessionID, p)
-	s.mu.Unlock()
-	if err != nil {
-		s.opts.Logf(protocol.LevelWarn, "save the transcript of %s: %v", sessionID, err)
-	}
-	s.changed(sessionID, ChangeTranscript)
 }
 
 // mergeAgentToolCall folds an ACP tool call report into tc.
@@ -683,7 +665,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 		}
 		s.putToolCall(r, sess.ID, tc)
 	}
-	s.patch(r, sess.ID, Patch{Status: msgStatus, StopReason: stop, Error: info})
+	s.record(r, sess.ID, Patch{Status: msgStatus, StopReason: stop, Error: info})
 
 	s.mu.Lock()
 	msg := cloneMessage(*r.msg)
