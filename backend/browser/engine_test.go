@@ -743,3 +743,49 @@ func TestCookiesSurviveARestart(t *testing.T) {
 		t.Errorf("after closing the space a new tab sees %q", got)
 	}
 }
+
+// A tab reopened from its record loads its page before anyone else gets it:
+// a navigate that waited for the tab lands after that first load instead of
+// being undone by it (the window's frame pull and a navigate racing on a
+// tab that was not live yet).
+func TestNavigateDuringReopenIsNotUndone(t *testing.T) {
+	m := manager(t)
+	srv := pageServer(t)
+	slow := http.NewServeMux()
+	slow.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		fmt.Fprint(w, `<title>Slow</title>`)
+	})
+	slowSrv := httptest.NewServer(slow)
+	t.Cleanup(slowSrv.Close)
+	for i := range 6 {
+		id := fmt.Sprintf("btab_t%d", nextID.Add(1))
+		records.Store(id, Spec{ID: id, ContextKey: "space:reopen", URL: slowSrv.URL + "/slow"})
+		ctx := ctxT(t)
+		first := make(chan error, 1)
+		go func() { _, err := m.Live(ctx, id); first <- err }() // reopens at /slow
+		time.Sleep(50 * time.Millisecond)                       // that reopen is creating the target
+		tab, err := m.Live(ctx, id)                             // waits for it
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The tab came back with its first page loaded, not half-open.
+		if info := tab.Info(); info.Title != "Slow" || !strings.HasSuffix(info.URL, "/slow") {
+			t.Fatalf("try %d: Live returned the tab before its first load: %+v", i, info)
+		}
+		if _, err := tab.Navigate(ctx, srv.URL+"/third"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+		if info := tab.Info(); info.Title != "Third" || !strings.HasSuffix(info.URL, "/third") {
+			t.Fatalf("try %d, after the navigate: %+v (the reopen's load undid it)", i, info)
+		}
+		if m.Peek(id) != tab {
+			t.Error("two tabs for one id")
+		}
+		m.CloseTab(context.Background(), id)
+	}
+}

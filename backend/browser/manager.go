@@ -422,18 +422,19 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, fresh, err := m.attach(ctx, spec.ID, spec.ContextKey, "")
-	if err != nil || !fresh {
-		return t, err
-	}
-	if _, err := t.Navigate(ctx, url); err != nil {
-		return t, err
-	}
-	// The new target's about:blank is not a page to go back to.
-	if _, err := cdp.Call(ctx, t.target, page.ResetNavigationHistory, cdp.Empty{}); err == nil {
-		t.refreshInfo(ctx)
-	}
-	return t, nil
+	// The first load happens before anyone else gets the tab: a navigate
+	// that waited for the tab to open must come after it, not be undone by it.
+	t, _, err := m.attach(ctx, spec.ID, spec.ContextKey, "", func(ctx context.Context, t *Tab) error {
+		if _, err := t.Navigate(ctx, url); err != nil {
+			return err
+		}
+		// The new target's about:blank is not a page to go back to.
+		if _, err := cdp.Call(ctx, t.target, page.ResetNavigationHistory, cdp.Empty{}); err == nil {
+			t.refreshInfo(ctx)
+		}
+		return nil
+	})
+	return t, err
 }
 
 // Live returns the live tab id, reopening it from [Options.Lookup] when it
@@ -477,7 +478,12 @@ func (m *Manager) Peek(id string) *Tab {
 // attach makes id live: a new target in key's browser context, or (with
 // targetID) an existing target such as a popup. fresh says it was created
 // now. Concurrent attaches of one id share the first.
-func (m *Manager) attach(ctx context.Context, id, key string, targetID target.ID) (t *Tab, fresh bool, err error) {
+//
+// A fresh tab runs first (when not nil) before it is registered, so other
+// callers of the same id wait for it; the tab is registered even when first
+// fails (a page that failed to load is still a tab), and its error is
+// returned.
+func (m *Manager) attach(ctx context.Context, id, key string, targetID target.ID, first func(context.Context, *Tab) error) (t *Tab, fresh bool, err error) {
 	for {
 		m.mu.Lock()
 		if t := m.tabs[id]; t != nil && !t.dead() && m.run != nil && m.run.ctx.Err() == nil {
@@ -540,12 +546,16 @@ func (m *Manager) attach(ctx context.Context, id, key string, targetID target.ID
 		cancel()
 		return nil, false, fmt.Errorf("browser: set up tab: %w", err)
 	}
+	go t.loop()
+	var firstErr error
+	if first != nil {
+		firstErr = first(ctx, t)
+	}
 	m.mu.Lock()
 	m.tabs[id] = t
 	m.byTarget[t.targetID] = t
 	m.mu.Unlock()
-	go t.loop()
-	return t, true, nil
+	return t, true, firstErr
 }
 
 // CloseTab closes a live tab (no error when it is not live).
@@ -713,7 +723,7 @@ func (m *Manager) adopt(opener *Tab, targetID target.ID) {
 		return
 	}
 	id := m.opts.NewTabID()
-	t, _, err := m.attach(ctx, id, opener.key, targetID)
+	t, _, err := m.attach(ctx, id, opener.key, targetID, nil)
 	if err != nil {
 		m.logf("warn", "popup of %s: %v", opener.id, err)
 		return
