@@ -73,6 +73,8 @@ type SendResult struct {
 	Text       string `json:"text"`
 	ToolCalls  int    `json:"toolCalls"`
 	Usage      *Usage `json:"usage,omitempty"`
+	// Error is why a run failed (Status error).
+	Error *ErrorInfo `json:"error,omitempty"`
 }
 
 // Send runs one user message: it appends it, takes the pre-run checkpoint,
@@ -306,6 +308,9 @@ func (s *Service) ensureAgent(r *run, l *liveSession, sess Session, label, cmd s
 	})
 	if err != nil {
 		s.opts.Bridge.Unregister(id)
+		if p, ok := PresetByID(sess.Adapter); ok && p.InstallHint != "" {
+			err = fmt.Errorf("%w (%s)", err, p.InstallHint)
+		}
 		return nil, err
 	}
 	opts := proc.ConfigOptions()
@@ -689,7 +694,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 		s.opts.Logf(protocol.LevelWarn, "agent run of %s failed: %s", sess.ID, info.Message)
 	}
 	return SendResult{SessionID: sess.ID, MessageID: msg.ID, Status: msgStatus, StopReason: stop, Text: msg.Text(),
-		ToolCalls: len(msg.ToolCalls), Usage: usage}
+		ToolCalls: len(msg.ToolCalls), Usage: usage, Error: info}
 }
 
 // Cancel cancels the session's run; false when none runs.

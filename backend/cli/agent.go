@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/client"
+	"github.com/meith-dev/meith/backend/protocol"
 )
 
 // agentCmd is `meith agent [--space S] [--cwd DIR] [--session ID] <prompt…>`,
@@ -75,9 +76,10 @@ func (r *runner) agentCmd(ctx context.Context, rest []string) int {
 		return exitFailure
 	}
 	var out struct {
-		SessionID string `json:"sessionId"`
-		Status    string `json:"status"`
-		ToolCalls int    `json:"toolCalls"`
+		SessionID string              `json:"sessionId"`
+		Status    string              `json:"status"`
+		ToolCalls int                 `json:"toolCalls"`
+		Error     *protocol.ErrorInfo `json:"error"`
 	}
 	_ = json.Unmarshal(res.Content, &out)
 	if r.p.json {
@@ -86,6 +88,9 @@ func (r *runner) agentCmd(ctx context.Context, rest []string) int {
 		r.p.stderr("session %s: %s, %d tool call(s)", out.SessionID, out.Status, out.ToolCalls)
 	}
 	if out.Status == "error" {
+		if out.Error != nil && !r.p.json {
+			r.p.toolError(out.Error)
+		}
 		return exitFailure
 	}
 	return exitOK
