@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,12 +182,10 @@ type App struct {
 	unsubSt    func()
 	unsubLog   func()
 	unsubGit   func()
-	logCount   int                     // entries not yet announced
-	logTimer   *time.Timer             // pending logs_appended hint
-	procSeen   []ProcessChangedPayload // processes changed, not yet announced
-	procTimer  *time.Timer             // pending process_changed hints
-	agentSeen  []agent.Change          // agent sessions changed, not yet announced
-	agentTimer *time.Timer             // pending agent_changed hints
+	logCount   int                              // entries not yet announced
+	logTimer   *time.Timer                      // pending logs_appended hint
+	procHints  hintBatch[ProcessChangedPayload] // process_changed hints
+	agentHints hintBatch[agent.Change]          // agent_changed hints
 	started    bool
 	shutdown   bool
 	wg         sync.WaitGroup
@@ -249,7 +246,10 @@ func (h *ProcessHook) attach(a *App) { h.app.Store(a) }
 // broker it answers prompts for.
 func New(reg *registry.Registry, approvals *permission.Approvals, opts ...Option) *App {
 	base, stop := context.WithCancel(context.Background())
-	a := &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{}}
+	a := &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{},
+		procHints:  hintBatch[ProcessChangedPayload]{event: EventProcessChanged, throttle: processThrottle, max: maxProcessHints},
+		agentHints: hintBatch[agent.Change]{event: EventAgentChanged, throttle: agentThrottle, max: maxAgentHints},
+	}
 	for _, o := range opts {
 		o(a)
 	}
@@ -310,16 +310,8 @@ func (a *App) Shutdown(ctx context.Context) {
 		a.logTimer.Stop()
 		a.logTimer = nil
 	}
-	if a.procTimer != nil {
-		a.procTimer.Stop()
-		a.procTimer = nil
-	}
-	a.procSeen = nil
-	if a.agentTimer != nil {
-		a.agentTimer.Stop()
-		a.agentTimer = nil
-	}
-	a.agentSeen = nil
+	a.procHints.stopLocked()
+	a.agentHints.stopLocked()
 	a.mu.Unlock()
 
 	if unsubLog != nil {
@@ -558,67 +550,23 @@ func (a *App) flushLogs() {
 	}
 }
 
-// onProcessChange records a change of a managed process and schedules the
-// hints for the changes of the next processThrottle.
+// onProcessChange records a change of a managed process; the hints of the
+// changes of one processThrottle go out together.
 func (a *App) onProcessChange(kind, id string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.shutdown || !a.started {
-		return
-	}
-	p := ProcessChangedPayload{Kind: kind, ID: id}
-	if !slices.Contains(a.procSeen, p) && len(a.procSeen) <= maxProcessHints {
-		a.procSeen = append(a.procSeen, p)
-	}
-	if a.procTimer == nil {
-		a.procTimer = time.AfterFunc(processThrottle, a.flushProcesses)
+	if !a.shutdown && a.started {
+		a.procHints.addLocked(a, ProcessChangedPayload{Kind: kind, ID: id})
 	}
 }
 
-// flushProcesses sends the pending process_changed hints: one per process,
-// or one empty hint when more than maxProcessHints changed.
-func (a *App) flushProcesses() {
-	a.mu.Lock()
-	seen := a.procSeen
-	a.procSeen = nil
-	a.procTimer = nil
-	a.mu.Unlock()
-	if len(seen) > maxProcessHints {
-		seen = []ProcessChangedPayload{{}}
-	}
-	for _, p := range seen {
-		a.emit(EventProcessChanged, p)
-	}
-}
-
-// onAgentChange records an agent session change and schedules the hints
-// of the next agentThrottle.
+// onAgentChange records an agent session change; the hints of one
+// agentThrottle go out together.
 func (a *App) onAgentChange(c agent.Change) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.shutdown || !a.started {
-		return
-	}
-	if !slices.Contains(a.agentSeen, c) && len(a.agentSeen) <= maxAgentHints {
-		a.agentSeen = append(a.agentSeen, c)
-	}
-	if a.agentTimer == nil {
-		a.agentTimer = time.AfterFunc(agentThrottle, a.flushAgents)
-	}
-}
-
-// flushAgents sends the pending agent_changed hints.
-func (a *App) flushAgents() {
-	a.mu.Lock()
-	seen := a.agentSeen
-	a.agentSeen = nil
-	a.agentTimer = nil
-	a.mu.Unlock()
-	if len(seen) > maxAgentHints {
-		seen = []agent.Change{{}}
-	}
-	for _, c := range seen {
-		a.emit(EventAgentChanged, c)
+	if !a.shutdown && a.started {
+		a.agentHints.addLocked(a, c)
 	}
 }
 

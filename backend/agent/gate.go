@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/agent/acp"
 	"github.com/meith-dev/meith/backend/permission"
@@ -189,10 +191,10 @@ func (s *Service) agentPermission(ctx context.Context, sid string, req acp.Permi
 		return acp.PermissionDecision{Allow: true}
 	case req.Web:
 		s.opts.Logf(protocol.LevelInfo, "agent session %s: denied the agent's own web tool %q (agents browse through meith's tabs)",
-			sid, cmpOr(req.ToolCall.Name, req.ToolCall.Title))
+			sid, cmp.Or(req.ToolCall.Name, req.ToolCall.Title))
 		return acp.PermissionDecision{Allow: false}
 	}
-	name := cmpOr(req.ToolCall.Name, cmpOr(req.ToolCall.Title, cmpOr(req.ToolCall.Kind, "tool")))
+	name := cmp.Or(req.ToolCall.Name, req.ToolCall.Title, req.ToolCall.Kind, "tool")
 	gating := agentToolCapability(req.ToolCall.Kind)
 	sess, ok := s.store.Session(sid)
 	if !ok {
@@ -328,10 +330,8 @@ func cutAnswer(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -500,7 +501,8 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 			return
 		}
 		s.mu.Lock()
-		if r.meithCalls[u.ToolCall.ID] || isMeithTool(u.ToolCall.Name) || isMeithTool(u.ToolCall.Title) {
+		name := cmp.Or(acp.MeithToolName(u.ToolCall.Name), acp.MeithToolName(u.ToolCall.Title))
+		if r.meithCalls[u.ToolCall.ID] || name != "" {
 			// Recorded by callTool with its real arguments and result; the
 			// report (the first one) says where the call goes in the text.
 			if r.meithCalls == nil {
@@ -509,7 +511,7 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 			first := !r.meithCalls[u.ToolCall.ID]
 			r.meithCalls[u.ToolCall.ID] = true
 			var id string
-			if name := meithToolName(u.ToolCall.Name, u.ToolCall.Title); first && name != "" {
+			if first && name != "" {
 				if i := slices.IndexFunc(r.unplaced, func(p placement) bool { return p.name == name }); i >= 0 {
 					id = r.unplaced[i].id
 				} else {
@@ -532,7 +534,7 @@ func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
 		mergeAgentToolCall(&tc, *u.ToolCall)
 		s.putToolCall(r, sessionID, tc)
 		if u.Kind == acp.UpdateToolCall {
-			r.emit(protocol.Progress("agent: "+cmpOr(tc.Title, tc.Name), -1))
+			r.emit(protocol.Progress("agent: "+cmp.Or(tc.Title, tc.Name), -1))
 		}
 	case acp.UpdatePlan:
 		plan := make([]PlanEntry, 0, len(u.Plan))
@@ -566,7 +568,7 @@ func mergeAgentToolCall(tc *ToolCall, u acp.ToolCall) {
 		tc.Name = u.Name
 	}
 	if tc.Name == "" {
-		tc.Name = cmpOr(tc.Title, cmpOr(u.Kind, "tool"))
+		tc.Name = cmp.Or(tc.Title, u.Kind, "tool")
 	}
 	if u.Kind != "" {
 		tc.Kind = u.Kind
@@ -597,33 +599,6 @@ func mergeAgentToolCall(tc *ToolCall, u acp.ToolCall) {
 	if tc.Status == "" {
 		tc.Status = ToolPending
 	}
-}
-
-// meithPrefixes are how agents name a tool of the "meith" MCP server.
-var meithPrefixes = []string{"mcp__meith__", "mcp__meith.", "meith.", "meith/", "meith:"}
-
-// meithToolName returns the meith tool an agent's report names (its name
-// or title with the MCP prefix stripped), or "".
-func meithToolName(names ...string) string {
-	for _, n := range names {
-		for _, p := range meithPrefixes {
-			if rest, ok := strings.CutPrefix(n, p); ok && rest != "" {
-				return rest
-			}
-		}
-	}
-	return ""
-}
-
-// isMeithTool reports whether an agent's tool name or title names one of
-// meith's tools through the MCP server.
-func isMeithTool(name string) bool {
-	for _, p := range meithPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // finish ends the run: buffered text is saved, unfinished tool calls are

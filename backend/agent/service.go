@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -375,7 +376,7 @@ func (s *Service) Create(in CreateInput) (Session, error) {
 	now := time.Now().UnixMilli()
 	sess := Session{
 		ID: protocol.NewID(SessionPrefix), Title: strings.TrimSpace(in.Title), Cwd: cwd,
-		Adapter: cfg.Preset, Model: cmpOr(in.Model, cfg.Model), Reasoning: cmpOr(in.Reasoning, cfg.Reasoning),
+		Adapter: cfg.Preset, Model: cmp.Or(in.Model, cfg.Model), Reasoning: cmp.Or(in.Reasoning, cfg.Reasoning),
 		AutoAccept: cfg.AutoAccept, Status: StatusIdle, CreatedAt: now, UpdatedAt: now, LastViewedAt: now,
 	}
 	if sess.Title == "" {
@@ -392,22 +393,10 @@ func (s *Service) Create(in CreateInput) (Session, error) {
 	return sess, nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // checkDir returns the cleaned absolute folder or a VALIDATION_ERROR.
 func checkDir(dir string) (string, error) {
 	if dir == "" {
 		return "", protocol.Errorf(protocol.CodeValidation, "An agent session needs a folder (cwd).")
-	}
-	if dir == "~" || strings.HasPrefix(dir, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, dir[1:])
-		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -349,13 +349,7 @@ func TestCancelEndsRunAndPendingPermission(t *testing.T) {
 	e := newEnv(t)
 	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
 	ch := e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "say before\nsleep 60s\nsay after"})
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(e.liveText(sess.ID), "before") {
-		if time.Now().After(deadline) {
-			t.Fatal("the run never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.waitText(sess.ID, "before")
 	if ok, err := e.svc.Cancel(sess.ID); !ok || err != nil {
 		t.Fatalf("Cancel = %v, %v", ok, err)
 	}
@@ -393,6 +387,19 @@ func TestCancelEndsRunAndPendingPermission(t *testing.T) {
 	}
 }
 
+// waitText waits until the session's newest message (the live one of a
+// run) contains text.
+func (e *env) waitText(id, text string) {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(e.liveText(id), text) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the run never said %q", text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (e *env) liveText(id string) string {
 	v, err := e.svc.Transcript(id, 0)
 	if err != nil || len(v.Messages) == 0 {
@@ -405,13 +412,7 @@ func TestOneRunAtATime(t *testing.T) {
 	e := newEnv(t)
 	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
 	ch := e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "say go\nsleep 60s"})
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(e.liveText(sess.ID), "go") {
-		if time.Now().After(deadline) {
-			t.Fatal("the run never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.waitText(sess.ID, "go")
 	_, err := e.svc.Send(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "say again"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Fatalf("second Send = %v", err)
@@ -586,13 +587,7 @@ func TestCloseEndsAgentProcesses(t *testing.T) {
 	e := newEnv(t)
 	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
 	ch := e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "say up\nsleep 60s"})
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(e.liveText(sess.ID), "up") {
-		if time.Now().After(deadline) {
-			t.Fatal("the run never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.waitText(sess.ID, "up")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.svc.Close(ctx); err != nil {

@@ -407,7 +407,7 @@ func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
 	if pgid == 0 { // never started
 		return nil
 	}
-	if err := stopGroup(ctx, pgid, sig, stopGrace); err != nil {
+	if err := StopGroup(ctx, pgid, sig, stopGrace); err != nil {
 		return fmt.Errorf("stop %s: %w", id, err)
 	}
 	select {

@@ -130,10 +130,11 @@ const groupPollInterval = 20 * time.Millisecond
 // killWait bounds the wait for a group to vanish after SIGKILL.
 const killWait = 5 * time.Second
 
-// stopGroup signals the process group pgid, waits up to grace for it to
-// be gone, then SIGKILLs it and waits until it is gone. If ctx ends first
-// the group is SIGKILLed at once and ctx's error returned.
-func stopGroup(ctx context.Context, pgid int, sig syscall.Signal, grace time.Duration) error {
+// StopGroup signals the process group pgid, waits up to grace for it to
+// be gone, then SIGKILLs it and waits until it is gone (zombies count as
+// gone). If ctx ends first the group is SIGKILLed at once and ctx's error
+// returned. A group that is already gone is not an error.
+func StopGroup(ctx context.Context, pgid int, sig syscall.Signal, grace time.Duration) error {
 	if pgid <= 0 {
 		return nil
 	}

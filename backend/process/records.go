@@ -199,7 +199,7 @@ func (m *Manager) StopOrphan(ctx context.Context, id string) error {
 	if i < 0 {
 		return &unknownError{id: id}
 	}
-	if err := stopGroup(ctx, r.PGID, syscall.SIGTERM, stopGrace); err != nil {
+	if err := StopGroup(ctx, r.PGID, syscall.SIGTERM, stopGrace); err != nil {
 		return fmt.Errorf("stop orphan %s: %w", id, err)
 	}
 	m.mu.Lock()

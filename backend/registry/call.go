@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -379,4 +382,27 @@ func (c *Call) PartialText(text string) { c.Emit(protocol.PartialText(text)) }
 // name). Events without a mimeType are dropped.
 func (c *Call) Artifact(mimeType, name, path string) {
 	c.Emit(protocol.Event{Kind: protocol.EventArtifact, MimeType: mimeType, Name: name, Path: path})
+}
+
+// Path resolves a path argument as the caller means it: "~" and "~/…" name
+// the user's home folder, a relative path is relative to the caller's
+// working directory (when it is an absolute one). The result is absolute
+// and clean; "" stays "".
+func (c *Call) Path(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) && c != nil && filepath.IsAbs(c.Client.Cwd) {
+		p = filepath.Join(c.Client.Cwd, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -788,5 +790,35 @@ func TestWaitIdleHonoursContext(t *testing.T) {
 	close(release)
 	if err := r.WaitIdle(context.Background()); err != nil || r.InFlight() != 0 {
 		t.Errorf("WaitIdle() after release = %v, InFlight %d; want nil, 0", err, r.InFlight())
+	}
+}
+
+func TestCallPath(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder")
+	}
+	call := NewCall("req_1", protocol.ClientInfo{Caller: protocol.CallerCLI, Cwd: "/work/proj"}, nil, nil)
+	noCwd := NewCall("req_2", protocol.ClientInfo{Caller: protocol.CallerCLI}, nil, nil)
+	wd, _ := os.Getwd()
+	cases := []struct {
+		call *Call
+		in   string
+		want string
+	}{
+		{call, "", ""},
+		{call, "  ", ""},
+		{call, "~", home},
+		{call, "~/src/x", filepath.Join(home, "src/x")},
+		{call, "sub/dir", "/work/proj/sub/dir"},
+		{call, "../other", "/work/other"},
+		{call, "/abs/./path/", "/abs/path"},
+		{call, "~user", "/work/proj/~user"},
+		{noCwd, "rel", filepath.Join(wd, "rel")},
+	}
+	for _, c := range cases {
+		if got := c.call.Path(c.in); got != c.want {
+			t.Errorf("Path(%q) with cwd %q = %q, want %q", c.in, c.call.Client.Cwd, got, c.want)
+		}
 	}
 }

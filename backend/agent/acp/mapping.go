@@ -233,8 +233,10 @@ func stringField(m map[string]any, keys ...string) string {
 // meithPrefixes are the forms under which agents name meith's MCP tools.
 var meithPrefixes = []string{"mcp__meith__", "mcp__meith.", "meith.", "meith/"}
 
-// stripMeith returns the bare meith tool name of name, or "".
-func stripMeith(name string) string {
+// MeithToolName returns the bare meith tool name of a tool name or title
+// as an agent reports it (mcp__meith__git_status → git_status), or "" when
+// it does not name one of meith's MCP tools.
+func MeithToolName(name string) string {
 	for _, p := range meithPrefixes {
 		if len(name) > len(p) && strings.EqualFold(name[:len(p)], p) {
 			return name[len(p):]
@@ -279,7 +281,7 @@ func mapPermission(p sdk.RequestPermissionRequest, known *ToolCall) PermissionRe
 	rawIn, _ := p.ToolCall.RawInput.(map[string]any)
 	candidates := []string{call.Name, metaToolName(p.Meta), call.Title}
 	for _, c := range candidates {
-		if bare := stripMeith(strings.TrimSpace(c)); bare != "" {
+		if bare := MeithToolName(strings.TrimSpace(c)); bare != "" {
 			req.MeithTool = bare
 			break
 		}
@@ -300,7 +302,7 @@ func mapPermission(p sdk.RequestPermissionRequest, known *ToolCall) PermissionRe
 			if name == "" {
 				name = call.Name
 			}
-			if bare := stripMeith(name); bare != "" {
+			if bare := MeithToolName(name); bare != "" {
 				name = bare
 			}
 			req.MeithTool = name

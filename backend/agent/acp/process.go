@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/meith-dev/meith/backend/process"
 )
 
 // stderrKeep is how much of the agent's stderr is kept for error messages.
@@ -193,20 +196,16 @@ func (p *proc) exitStatus() string {
 	}
 }
 
-// close ends the process group: stdin is closed, SIGTERM, then SIGKILL
-// after killGrace; it waits until the process is reaped. Idempotent.
+// close ends the process group: stdin is closed, the whole group gets
+// SIGTERM, then SIGKILL after killGrace, and close waits until the group is
+// gone and the process reaped. Idempotent.
 func (p *proc) close() {
 	p.closeOnce.Do(func() {
 		_ = p.stdin.Close()
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		if !p.waitExited(killGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.exited
-		} else {
-			// The leader is gone; make sure no straggler of its group stays.
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
+		ctx, cancel := context.WithTimeout(context.Background(), killGrace+10*time.Second)
+		_ = process.StopGroup(ctx, p.cmd.Process.Pid, syscall.SIGTERM, killGrace)
+		cancel()
+		p.waitExited(killGrace) // reaped by the wait goroutine
 		// Unblock the readers even if a grandchild still holds the pipes.
 		select {
 		case <-p.stderrDone:

@@ -8,6 +8,7 @@
 package agenttools
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -49,7 +50,7 @@ type ListOutput struct {
 
 // CreateInput is the input of agent_create_session.
 type CreateInput struct {
-	Cwd       string `json:"cwd,omitempty" jsonschema:"the folder the agent works in (default: the space's folder, else the caller's working directory)"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"the folder the agent works in; ~ is the home folder, a relative path is relative to the caller's (default: the space's folder, else the caller's working directory)"`
 	SpaceID   string `json:"spaceId,omitempty" jsonschema:"the space the session belongs to"`
 	Title     string `json:"title,omitempty" jsonschema:"a title (default: derived from the first message)"`
 	Model     string `json:"model,omitempty" jsonschema:"the model, when the agent offers a choice"`
@@ -160,7 +161,8 @@ func Register(r *registry.Registry, d Deps) {
 		})
 	registry.Register(r, registry.Tool{Name: "agent_create_session", Description: "Create an agent session that works in a folder of a space.", Capabilities: writesFiles},
 		func(_ context.Context, call *registry.Call, in CreateInput) (SessionOutput, error) {
-			in.SpaceID = cmpOr(in.SpaceID, call.Client.SpaceID)
+			in.SpaceID = cmp.Or(in.SpaceID, call.Client.SpaceID)
+			in.Cwd = call.Path(in.Cwd)
 			if in.Cwd == "" && d.DefaultCwd != nil {
 				in.Cwd = d.DefaultCwd(in.SpaceID, call.Client.Cwd)
 			}
@@ -169,7 +171,8 @@ func Register(r *registry.Registry, d Deps) {
 		})
 	registry.Register(r, registry.Tool{Name: "agent_send_message", Description: "Send a message to an agent session (a new one without sessionId) and follow the run: the answer streams as partial_text events, steps as progress events, until the turn ends. Cancelling the call cancels the run.", Capabilities: startsProc, Timeout: RunTimeout},
 		func(ctx context.Context, call *registry.Call, in SendInput) (agent.SendResult, error) {
-			in.SpaceID = cmpOr(in.SpaceID, call.Client.SpaceID)
+			in.SpaceID = cmp.Or(in.SpaceID, call.Client.SpaceID)
+			in.Cwd = call.Path(in.Cwd)
 			if in.SessionID == "" && in.Cwd == "" && d.DefaultCwd != nil {
 				in.Cwd = d.DefaultCwd(in.SpaceID, call.Client.Cwd)
 			}
@@ -254,11 +257,4 @@ func configOutput(svc *agent.Service, c agent.Config) ConfigOutput {
 		o = []any{}
 	}
 	return ConfigOutput{Config: c, Presets: agent.Presets, Options: o}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -11,8 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -154,7 +152,7 @@ func Register(r *registry.Registry, d Deps) {
 			}
 			cwd := ""
 			if strings.TrimSpace(in.Cwd) != "" {
-				cwd = absPath(in.Cwd, call.Client.Cwd)
+				cwd = call.Path(in.Cwd)
 			}
 			var out state.Space
 			err = update(st, func(s *state.State) error {
@@ -277,7 +275,7 @@ func Register(r *registry.Registry, d Deps) {
 			if _, err := nonEmpty("cwd", in.Cwd); err != nil {
 				return state.WorkspaceTab{}, err
 			}
-			cwd := tabCwd(in.Cwd, call.Client.Cwd)
+			cwd := call.Path(in.Cwd)
 			var out state.WorkspaceTab
 			err = update(st, func(s *state.State) error {
 				spaceID := in.SpaceID
@@ -522,30 +520,4 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// tabCwd resolves the working directory of a new tab: "~" and "~/…" name
-// the user's home, a relative path is relative to the caller's cwd.
-func tabCwd(p, base string) string {
-	p = strings.TrimSpace(p)
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
-		}
-		return p
-	}
-	return absPath(p, base)
-}
-
-// absPath makes p absolute and clean, resolving a relative p against base
-// (the caller's cwd) when given.
-func absPath(p, base string) string {
-	p = strings.TrimSpace(p)
-	if !filepath.IsAbs(p) && base != "" {
-		p = filepath.Join(base, p)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return filepath.Clean(p)
 }
