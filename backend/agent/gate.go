@@ -23,59 +23,83 @@ const (
 )
 
 // Gate is the agent approval gate, the permission service's AgentGate: an
-// agent call of a privileged tool without a grant. With Full access, or a
-// remembered allow, it writes a one-use grant at once; a remembered deny
-// refuses; otherwise it shows a permission card and waits for the user (a
-// cancelled run answers deny). An allow writes a one-use grant for exactly
-// this tool, which the permission service then spends on this call.
+// agent call of a privileged tool without a grant. It is settled by
+// [Service.settle]; an allow writes a one-use grant for exactly this tool,
+// which the permission service then spends on this call.
 func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 	sid, name := req.Client.SessionID, req.Tool.Name
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	gating, _ := permission.GatingCapability(privileged)
-	sess, ok := s.store.Session(sid)
-	if !ok {
-		return gateDeny(req, privileged, fmt.Sprintf("Unknown agent session %s.", sid))
-	}
-	grant := func() {
+	v := s.settle(ctx, sid, PermissionRequest{SessionID: sid, ToolCallID: req.RequestID, ToolName: name,
+		Source: SourceMeith, Capability: gating, Args: req.Args}, nil)
+	switch v {
+	case verdictAllow:
 		s.opts.Permissions.Grant(permission.Grant{Caller: protocol.CallerAgent, SessionID: sid,
 			Capabilities: req.Tool.Capabilities, ToolName: name, Uses: 1})
+		return nil
+	case verdictRemembered:
+		return gateDeny(req, privileged, fmt.Sprintf("Tool %q was denied for this session.", name))
+	case verdictNoRun:
+		return gateDeny(req, privileged, fmt.Sprintf("Tool %q needs the user's approval, and the session has no run in progress.", name))
+	case verdictUnknown:
+		return gateDeny(req, privileged, fmt.Sprintf("Unknown agent session %s.", sid))
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return gateDeny(req, privileged, fmt.Sprintf("User denied %q.", name))
+}
+
+// verdict is how [Service.settle] decided.
+type verdict int
+
+const (
+	verdictAllow      verdict = iota // Full access, a remembered allow, or the user allowed
+	verdictDenied                    // the user denied, or the run ended while asking
+	verdictRemembered                // a remembered deny
+	verdictNoRun                     // it would have to ask, but no run is in progress
+	verdictUnknown                   // no such session
+)
+
+// settle decides a privileged call of a session, meith's or the agent's
+// own: Full access allows; a decision remembered for the tool in this
+// session applies; otherwise, while a run is in progress, a permission card
+// asks the user (a cancelled run answers deny). pr names the call; before,
+// when not nil, runs before the card opens.
+func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, before func(*run)) verdict {
+	sess, ok := s.store.Session(sid)
+	if !ok {
+		return verdictUnknown
 	}
 	if sess.AutoAccept {
-		grant()
-		return nil
+		return verdictAllow
 	}
 	s.mu.Lock()
 	l := s.liveLocked(sid)
-	remembered, r := l.remembered[name], l.run
+	remembered, r := l.remembered[pr.ToolName], l.run
 	s.mu.Unlock()
-	switch remembered {
-	case DecisionDeny:
-		s.markDecision(r, sid, req.RequestID, DecisionDeny, gating)
-		return gateDeny(req, privileged, fmt.Sprintf("Tool %q was denied for this session.", name))
-	case DecisionAllow:
-		grant()
-		return nil
+	switch {
+	case remembered == DecisionAllow:
+		return verdictAllow
+	case remembered == DecisionDeny:
+		s.markDecision(r, sid, pr.ToolCallID, DecisionDeny, pr.Capability)
+		return verdictRemembered
+	case r == nil:
+		return verdictNoRun
 	}
-	if r == nil {
-		return gateDeny(req, privileged, fmt.Sprintf("Tool %q needs the user's approval, and the session has no run in progress.", name))
+	if before != nil {
+		before(r)
 	}
-	args := req.Args
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
+	if len(pr.Args) == 0 {
+		pr.Args = json.RawMessage(`{}`)
 	}
-	allow := s.ask(ctx, r, l, PermissionRequest{
-		SessionID: sid, ToolCallID: req.RequestID, ToolName: name, Source: SourceMeith,
-		Capability: gating, Action: permission.ActionLabel(gating), Args: boundJSON(args, maxArgsBytes),
-		CreatedAt: time.Now().UnixMilli(),
-	})
-	if !allow {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return gateDeny(req, privileged, fmt.Sprintf("User denied %q.", name))
+	pr.Args = boundJSON(pr.Args, maxArgsBytes)
+	pr.Action = permission.ActionLabel(pr.Capability)
+	pr.CreatedAt = time.Now().UnixMilli()
+	if s.ask(ctx, r, l, pr) {
+		return verdictAllow
 	}
-	grant()
-	return nil
+	return verdictDenied
 }
 
 // gateDeny is the gate's PERMISSION_DENIED.
@@ -183,8 +207,8 @@ func (s *Service) Decide(sessionID, toolCallID, decision string, remember bool) 
 // (meith gates the call itself when it arrives over MCP), as is a
 // metadata-only MCP approval; the agent's own web and browser tools are
 // denied (browsing goes through meith's owned, audited tabs); any other tool
-// of the agent's own (edit, execute…) goes to the same permission card as
-// meith's tools, unless Full access is on or a decision is remembered.
+// of the agent's own (edit, execute…) is settled like meith's tools: the
+// same card, Full access and remembered decisions.
 func (s *Service) agentPermission(ctx context.Context, sid string, req acp.PermissionRequest) acp.PermissionDecision {
 	switch {
 	case req.MeithTool != "" || req.MCPApproval:
@@ -194,50 +218,22 @@ func (s *Service) agentPermission(ctx context.Context, sid string, req acp.Permi
 			sid, cmp.Or(req.ToolCall.Name, req.ToolCall.Title))
 		return acp.PermissionDecision{Allow: false}
 	}
-	name := cmp.Or(req.ToolCall.Name, req.ToolCall.Title, req.ToolCall.Kind, "tool")
-	gating := agentToolCapability(req.ToolCall.Kind)
-	sess, ok := s.store.Session(sid)
-	if !ok {
-		return acp.PermissionDecision{}
+	u := req.ToolCall
+	u.ID = cmp.Or(u.ID, protocol.NewID("call"))
+	pr := PermissionRequest{SessionID: sid, ToolCallID: u.ID, ToolName: cmp.Or(u.Name, u.Title, u.Kind, "tool"),
+		Title: u.Title, Source: SourceAgent, Capability: agentToolCapability(u.Kind), Args: u.RawInput}
+	// The card sits on the agent's tool call, which may not be reported yet.
+	placeCall := func(r *run) {
+		s.mu.Lock()
+		known := r.msg != nil && r.msg.ToolCall(u.ID) != nil
+		s.mu.Unlock()
+		if !known {
+			var tc ToolCall
+			mergeAgentToolCall(&tc, u)
+			s.putToolCall(r, sid, tc)
+		}
 	}
-	if sess.AutoAccept {
-		return acp.PermissionDecision{Allow: true}
-	}
-	s.mu.Lock()
-	l := s.liveLocked(sid)
-	remembered, r := l.remembered[name], l.run
-	s.mu.Unlock()
-	if remembered != "" {
-		return acp.PermissionDecision{Allow: remembered == DecisionAllow}
-	}
-	if r == nil {
-		return acp.PermissionDecision{}
-	}
-	id := req.ToolCall.ID
-	if id == "" {
-		id = protocol.NewID("call")
-	}
-	// The card sits on the agent's tool call; it may not be reported yet.
-	s.mu.Lock()
-	known := r.msg != nil && r.msg.ToolCall(id) != nil
-	s.mu.Unlock()
-	if !known {
-		tc := ToolCall{}
-		u := req.ToolCall
-		u.ID = id
-		mergeAgentToolCall(&tc, u)
-		s.putToolCall(r, sid, tc)
-	}
-	args := req.ToolCall.RawInput
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	allow := s.ask(ctx, r, l, PermissionRequest{
-		SessionID: sid, ToolCallID: id, ToolName: name, Title: req.ToolCall.Title, Source: SourceAgent,
-		Capability: gating, Action: permission.ActionLabel(gating), Args: boundJSON(args, maxArgsBytes),
-		CreatedAt: time.Now().UnixMilli(),
-	})
-	return acp.PermissionDecision{Allow: allow}
+	return acp.PermissionDecision{Allow: s.settle(ctx, sid, pr, placeCall) == verdictAllow}
 }
 
 // agentToolCapability maps an ACP tool kind to the capability its card

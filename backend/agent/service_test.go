@@ -669,3 +669,48 @@ func TestIdleSessionsLoseTheirAgentAndToken(t *testing.T) {
 		t.Fatalf("run after idle GC: %q", s.res.Text)
 	}
 }
+
+// The agent's own tools: edits and commands get the same card as meith's
+// tools (remembered decisions too), its web tools are refused without
+// asking, and Full access allows them.
+func TestAgentsOwnToolsAreSettledLikeMeithTools(t *testing.T) {
+	e := newEnv(t)
+	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
+	ch := e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "ask edit Edit main.go"})
+	p := e.waitPending(sess.ID)
+	if p.Source != agent.SourceAgent || p.Capability != protocol.CapWritesFiles || p.Action != "write files" || p.Title != "Edit main.go" {
+		t.Fatalf("permission request %+v", p)
+	}
+	if err := e.svc.Decide(sess.ID, p.ToolCallID, agent.DecisionAllow, true); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-ch; !strings.Contains(r.res.Text, "permission Edit main.go: allowed") {
+		t.Fatalf("allowed: %q", r.res.Text)
+	}
+	m := e.lastAssistant(sess.ID)
+	if len(m.ToolCalls) != 1 || m.ToolCalls[0].Source != agent.SourceAgent || m.ToolCalls[0].Decision != agent.DecisionAllow {
+		t.Errorf("tool calls %+v", m.ToolCalls)
+	}
+	// Remembered for this tool: the next edit runs without a card; a
+	// command still asks, and a web fetch is refused at once.
+	s := e.send(agent.SendInput{SessionID: sess.ID, Text: "ask edit Edit main.go\nask fetch WebFetch"})
+	if !strings.Contains(s.res.Text, "permission Edit main.go: allowed") || !strings.Contains(s.res.Text, "permission WebFetch: denied") {
+		t.Fatalf("remembered and web: %q", s.res.Text)
+	}
+	ch = e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: "ask execute Run make"})
+	p = e.waitPending(sess.ID)
+	if p.Capability != protocol.CapStartsProcess || p.Action != "start a process" {
+		t.Fatalf("command request %+v", p)
+	}
+	e.svc.Decide(sess.ID, p.ToolCallID, agent.DecisionDeny, false)
+	if r := <-ch; !strings.Contains(r.res.Text, "permission Run make: denied") {
+		t.Fatalf("denied: %q", r.res.Text)
+	}
+	// Full access: no card.
+	on := true
+	e.svc.Update(context.Background(), sess.ID, agent.UpdateInput{AutoAccept: &on}, true)
+	s = e.send(agent.SendInput{SessionID: sess.ID, Text: "ask execute Run make"})
+	if !strings.Contains(s.res.Text, "permission Run make: allowed") {
+		t.Fatalf("full access: %q", s.res.Text)
+	}
+}
