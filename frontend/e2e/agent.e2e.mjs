@@ -19,8 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { App, URL, cli, eventually as poll } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll } from './harness.mjs';
 
 const eventually = (fn, ms = 20_000) => poll(fn, ms);
 
@@ -29,8 +28,7 @@ let browser;
 let page;
 let home;
 let savedHome;
-const pageErrors = [];
-const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
+let pageErrors = [];
 
 before(async () => {
   const agentBin = process.env.MEITH_SCRIPTAGENT;
@@ -51,19 +49,8 @@ before(async () => {
   process.env.HOME = home;
   app = await App.start();
   process.env.HOME = savedHome;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (err) => {
-    if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
-  });
+  ({ browser, page, pageErrors } = await openWindow({ timeout: 20_000 }));
   page.on('dialog', (d) => d.accept());
-  await page.goto(URL);
-  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
 });
 
 after(async () => {

@@ -11,8 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { chromium } from 'playwright-core';
-import { App, URL, cli, eventually as poll } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll } from './harness.mjs';
 
 /** Polls like the harness, with the longer default a page load needs. */
 const eventually = (fn, ms = 10_000) => poll(fn, ms);
@@ -43,8 +42,7 @@ let origin;
 let app;
 let browser;
 let page;
-const pageErrors = [];
-const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
+let pageErrors = [];
 
 before(async () => {
   server = createServer((req, res) => {
@@ -60,18 +58,7 @@ before(async () => {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   origin = `127.0.0.1:${server.address().port}`;
   app = await App.start();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => {
-    if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
-  });
-  await page.goto(URL);
-  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
+  ({ browser, page, pageErrors } = await openWindow({ timeout: 15_000 }));
 });
 
 after(async () => {

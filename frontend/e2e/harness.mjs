@@ -6,6 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
 
 const execFileP = promisify(execFile);
 
@@ -30,6 +31,31 @@ export async function cli(tool, ...args) {
   const r = JSON.parse(stdout);
   if (r.ok !== true) throw new Error(`${tool}: ${stdout}`);
   return r.content;
+}
+
+// A known error of the Wails dev runtime in a plain browser.
+const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
+
+/**
+ * Opens the window's UI in /usr/bin/chromium (headless, the flags of the
+ * machine's brief) at 1280×820 and waits for the spaces rail. pageErrors
+ * collects the page's uncaught errors, the known harmless one left out.
+ */
+export async function openWindow({ timeout = 15_000 } = {}) {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+  page.setDefaultTimeout(timeout);
+  const pageErrors = [];
+  page.on('pageerror', (err) => {
+    if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
+  });
+  await page.goto(URL);
+  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
+  return { browser, page, pageErrors };
 }
 
 /** Polls fn until it stops throwing (or the deadline passes, then rethrows). */

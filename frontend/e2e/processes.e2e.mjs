@@ -15,8 +15,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { App, URL, cli, eventually as poll } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll } from './harness.mjs';
 
 const eventually = (fn, ms = 15_000) => poll(fn, ms);
 
@@ -35,9 +34,7 @@ let app;
 let browser;
 let page;
 let dir;
-const pageErrors = [];
-// A known error of the Wails dev runtime in a plain browser (browser.e2e.mjs).
-const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
+let pageErrors = [];
 
 before(async () => {
   // Terminals run $SHELL: a plain /bin/sh keeps the test independent of the
@@ -46,18 +43,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'meith-e2e-proc-'));
   writeFileSync(join(dir, 'server.js'), SERVER);
   app = await App.start();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => {
-    if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
-  });
-  await page.goto(URL);
-  await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: /^Space / }).first().waitFor();
+  ({ browser, page, pageErrors } = await openWindow({ timeout: 15_000 }));
 });
 
 after(async () => {

@@ -11,8 +11,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
-import { App, URL, cli, env, eventually } from './harness.mjs';
+import { App, cli, openWindow, env, eventually } from './harness.mjs';
 
 const BIN = env.cli;
 const execFileP = promisify(execFile);
@@ -40,12 +39,11 @@ function withTimeout(p, ms, what) {
 
 // Known harmless noise (docs: toolchain.md §3 item 14): the Wails dev runtime
 // throws this in a plain browser.
-const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
 
 let app;
 let browser;
 let page;
-const pageErrors = [];
+let pageErrors = [];
 const children = [];
 
 /** Waits until the page shows the state (the rail lists the spaces). */
@@ -75,26 +73,7 @@ async function drag(from, to) {
 
 before(async () => {
   app = await App.start();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => {
-    if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
-  });
-  await page.goto(URL);
-  await pageReady();
+  ({ browser, page, pageErrors } = await openWindow({ timeout: 10_000 }));
 });
 
 after(async () => {
