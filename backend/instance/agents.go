@@ -1,8 +1,10 @@
 package instance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,26 +58,25 @@ func (i *Instance) registerAgentTools() {
 	agenttools.Register(i.reg, agenttools.Deps{Service: i.agents, DefaultCwd: i.spaceFolder})
 }
 
-// spaceFolder is the folder of a new agent session: the space's active
-// workspace tab's folder, else the caller's cwd, else the home folder.
+// spaceFolder is the folder of a new agent session: the space's project
+// folder, else its active workspace tab's folder, else the caller's cwd,
+// else the user's home folder.
 func (i *Instance) spaceFolder(spaceID, callerCwd string) string {
 	snap := i.state.Get()
 	if spaceID == "" {
 		spaceID = snap.ActiveSpaceID
 	}
-	var best string
+	if sp := snap.Space(spaceID); sp != nil && sp.Cwd != "" {
+		return sp.Cwd
+	}
+	var tabCwd string
 	for _, t := range snap.WorkspaceTabs {
-		if t.SpaceID == spaceID && t.Cwd != "" && (best == "" || t.Active) {
-			best = t.Cwd
+		if t.SpaceID == spaceID && t.Cwd != "" && (tabCwd == "" || t.Active) {
+			tabCwd = t.Cwd
 		}
 	}
-	if best != "" {
-		return best
-	}
-	if callerCwd != "" {
-		return callerCwd
-	}
-	return i.paths.Home
+	home, _ := os.UserHomeDir()
+	return cmp.Or(tabCwd, callerCwd, home)
 }
 
 // agentContext gathers what an agent's system prompt says about where it

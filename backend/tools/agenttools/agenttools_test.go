@@ -3,6 +3,8 @@ package agenttools_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,45 @@ func TestNoAgentConfiguredIsAClearError(t *testing.T) {
 	res = call(t, inst.Registry(), protocol.CallerCLI, "agent_send_message", `{"text":"hello"}`)
 	if res.OK || !strings.Contains(res.Error.Message, "No ACP agent configured") {
 		t.Fatalf("agent_send_message without an agent = %+v", res.Error)
+	}
+}
+
+func TestNewSessionFolder(t *testing.T) {
+	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapWritesFiles))
+	reg := inst.Registry()
+	folderOf := func(res protocol.ToolResult) string {
+		t.Helper()
+		var out struct {
+			Session struct{ Cwd string } `json:"session"`
+		}
+		if !res.OK || json.Unmarshal(res.Content, &out) != nil {
+			t.Fatalf("agent_create_session = %+v %s", res.Error, res.Content)
+		}
+		return out.Session.Cwd
+	}
+	// No space folder, no cwd: the caller's folder; a relative cwd is the
+	// caller's too.
+	caller := t.TempDir()
+	os.Mkdir(filepath.Join(caller, "sub"), 0o755)
+	args := func(a string) registry.Request {
+		return registry.Request{ToolName: "agent_create_session", Args: json.RawMessage(a),
+			Client: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:t", Cwd: caller}}
+	}
+	if got := folderOf(reg.Call(context.Background(), args(`{}`))); got != caller {
+		t.Errorf("default folder %q, want the caller's %q", got, caller)
+	}
+	if got := folderOf(reg.Call(context.Background(), args(`{"cwd":"sub"}`))); got != filepath.Join(caller, "sub") {
+		t.Errorf("relative folder %q", got)
+	}
+	// A space with a project folder: that folder.
+	proj := t.TempDir()
+	res := reg.Call(context.Background(), registry.Request{ToolName: "create_space", Args: json.RawMessage(`{"name":"P","cwd":"` + proj + `"}`),
+		Client: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:t"}})
+	var sp struct{ ID string }
+	if !res.OK || json.Unmarshal(res.Content, &sp) != nil {
+		t.Fatalf("create_space = %+v", res.Error)
+	}
+	if got := folderOf(reg.Call(context.Background(), args(`{"spaceId":"`+sp.ID+`"}`))); got != proj {
+		t.Errorf("space folder %q, want %q", got, proj)
 	}
 }
