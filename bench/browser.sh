@@ -11,19 +11,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 RUNS=${1:-20}
-CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
-tmp=$(mktemp -d)
-srv=""
-cleanup() {
-  [ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-MEITH_HOME=$tmp/home MEITH_USER_DATA=$tmp/data build/bin/meith-headless serve --quiet \
-  --grant-cli controls-browser,accesses-network >"$tmp/serve.log" 2>&1 &
-srv=$!
-sock=$tmp/data/tool.sock
-for ((i = 0; i < 100; i++)); do [ -S "$sock" ] && break; sleep 0.1; done
-[ -S "$sock" ] || { cat "$tmp/serve.log"; fail "meith serve did not start"; }
+serve_headless controls-browser,accesses-network
 MEITH_BENCH_SOCKET=$sock MEITH_BENCH_RUNS=$RUNS MEITH_BENCH_SERVE_PID=$srv \
   NODE_PATH=frontend/node_modules node bench/browser.mjs

@@ -14,18 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 LINES=${1:-200000}
-CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
-tmp=$(mktemp -d)
-srv=""
-cleanup() {
-  [ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-export MEITH_HOME=$tmp/home MEITH_USER_DATA=$tmp/data
-build/bin/meith-headless serve --quiet --grant-cli starts-process >"$tmp/serve.log" 2>&1 &
-srv=$!
-for ((i = 0; i < 100; i++)); do [ -S "$tmp/data/tool.sock" ] && break; sleep 0.1; done
+serve_headless starts-process
 mkdir -p "$tmp/proj"
 cpu() { awk '{print $14 + $15}' "/proc/$srv/stat"; }
 hz=$(getconf CLK_TCK)

@@ -41,3 +41,26 @@ stop_pid() {
 
 # colors PNG: the number of distinct colors in an image.
 colors() { convert "$1" -format '%k' info:; }
+
+# serve_headless GRANTS builds the headless binary and runs `meith serve
+# --grant-cli GRANTS` in the background with temporary MEITH_HOME and
+# MEITH_USER_DATA (exported). It sets $tmp (the temporary folder), $srv (the
+# runtime's pid) and $sock, waits for the socket, and on exit stops the
+# runtime and removes $tmp.
+serve_headless() {
+  CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+  tmp=$(mktemp -d)
+  srv=""
+  trap serve_headless_cleanup EXIT
+  export MEITH_HOME=$tmp/home MEITH_USER_DATA=$tmp/data
+  build/bin/meith-headless serve --quiet --grant-cli "$1" >"$tmp/serve.log" 2>&1 &
+  srv=$!
+  sock=$tmp/data/tool.sock
+  for ((i = 0; i < 100; i++)); do [ -S "$sock" ] && break; sleep 0.1; done
+  [ -S "$sock" ] || { cat "$tmp/serve.log"; fail "meith serve did not start"; }
+}
+
+serve_headless_cleanup() {
+  if [ -n "$srv" ]; then kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null; fi
+  rm -rf "$tmp"
+}
