@@ -250,7 +250,7 @@ Built-in commands:
 Global flags (never sent to tools):
   --socket <path>       Talk to the runtime at this socket
   --instance <id>       Talk to the live instance with this pid or label ("meith app list")
-  --timeout <ms>        Per-call timeout, a positive integer of milliseconds
+  --timeout <ms>        Per-call timeout in milliseconds; progress restarts it (up to an hour)
   --json                Print the raw ToolResult envelope (or raw JSON) instead of text
   --quiet               Print only results: no progress, diagnostics or "ok"
   -v, --verbose         Also print the tool's streamed log events

@@ -24,6 +24,12 @@ import (
 // tool_result before it resolves locally as CANCELLED.
 const CancelGrace = 2 * time.Second
 
+// TimeoutGrace is how long past its [CallOptions.Timeout] a call waits for
+// the runtime's TIMEOUT result before it gives up locally: a runtime that
+// hangs, or an answer lost on the way, cannot make a call with a timeout
+// wait for ever.
+const TimeoutGrace = 2 * time.Second
+
 // writeTimeout bounds one frame write to the runtime.
 const writeTimeout = 10 * time.Second
 
@@ -49,6 +55,26 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 func IsConnectError(err error) bool {
 	var ce *ConnectError
 	return errors.As(err, &ce)
+}
+
+// ForeignRuntimeError reports that the process listening on the socket is
+// run by another user: [Dial] refuses to talk to it, since every call (and
+// its arguments) would go to that user.
+type ForeignRuntimeError struct {
+	Path string
+	UID  int // the listener's uid
+}
+
+// Error implements error.
+func (e *ForeignRuntimeError) Error() string {
+	return fmt.Sprintf("Refusing the meith runtime at %s: it is run by uid %d, not by you (uid %d). Another user may have replaced the socket; check who owns its folder.",
+		e.Path, e.UID, os.Getuid())
+}
+
+// IsForeignRuntime reports whether err is a *[ForeignRuntimeError].
+func IsForeignRuntime(err error) bool {
+	var fe *ForeignRuntimeError
+	return errors.As(err, &fe)
 }
 
 // ProtocolError is a transport-level error frame the runtime sent about a
@@ -110,15 +136,24 @@ type pending struct {
 	onEvent func(protocol.Event)
 	result  chan protocol.ToolResult // buffered 1
 	perr    chan *ProtocolError      // buffered 1
+	alive   chan struct{}            // buffered 1: an event arrived (it restarts the local deadline)
 }
 
-// Dial connects to the runtime's socket at path. A failure is a
-// *[ConnectError].
+// Dial connects to the runtime's socket at path. A failure to connect is a
+// *[ConnectError]; a listener run by another user (SO_PEERCRED) is refused
+// with a *[ForeignRuntimeError] before anything is sent.
 func Dial(ctx context.Context, path string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, &ConnectError{Path: path, Err: err}
+	}
+	if uid, ok, err := peerUID(nc); err != nil {
+		_ = nc.Close()
+		return nil, &ConnectError{Path: path, Err: fmt.Errorf("read the runtime's credentials: %w", err)}
+	} else if ok && uid != os.Getuid() {
+		_ = nc.Close()
+		return nil, &ForeignRuntimeError{Path: path, UID: uid}
 	}
 	c := &Client{
 		path:       path,
@@ -185,8 +220,10 @@ func (c *Client) readLoop() {
 	for {
 		msg, err := r.Next()
 		if err != nil {
-			if protocol.IsFrameError(err) {
-				continue // a frame we cannot read; the rest still can be
+			var fe *protocol.FrameError
+			if errors.As(err, &fe) {
+				c.discarded(fe) // a frame we cannot read; the rest still can be
+				continue
 			}
 			c.mu.Lock()
 			last := c.lastErr
@@ -209,8 +246,15 @@ func (c *Client) dispatch(msg protocol.Message) {
 		c.mu.Lock()
 		p := c.pending[m.RequestID]
 		c.mu.Unlock()
-		if p != nil && p.onEvent != nil {
+		if p == nil {
+			break
+		}
+		if p.onEvent != nil {
 			p.onEvent(m.Event)
+		}
+		select {
+		case p.alive <- struct{}{}:
+		default:
 		}
 	case *protocol.ToolResultFrame:
 		c.mu.Lock()
@@ -256,6 +300,39 @@ func (c *Client) dispatch(msg protocol.Message) {
 		}
 	}
 	// Client frames echoed back are ignored.
+}
+
+// discarded handles a frame the reader could not read. An oversized
+// tool_result (or a frame of unknown identity) would leave its call waiting
+// for ever: the call it answers fails with a *[ProtocolError] (every pending
+// call and list, when the frame's requestId could not be read). A lost
+// event, or a malformed frame, only costs that frame.
+func (c *Client) discarded(fe *protocol.FrameError) {
+	if !fe.Oversize || fe.Type == protocol.TypeToolEvent {
+		return
+	}
+	perr := &ProtocolError{Code: protocol.CodeProtocol,
+		Message: "the runtime's answer was discarded: " + fe.Message}
+	c.mu.Lock()
+	var calls []*pending
+	var lists []chan listAnswer
+	if p := c.pending[fe.RequestID]; fe.RequestID != "" && p != nil {
+		delete(c.pending, fe.RequestID)
+		calls = append(calls, p)
+	} else if fe.RequestID == "" && fe.Type != protocol.TypeToolResult {
+		for id, p := range c.pending {
+			delete(c.pending, id)
+			calls = append(calls, p)
+		}
+		lists, c.lists = c.lists, nil
+	}
+	c.mu.Unlock()
+	for _, p := range calls {
+		p.perr <- perr
+	}
+	for _, l := range lists {
+		l <- listAnswer{err: perr}
+	}
 }
 
 // listAnswer is the runtime's answer to one list_tools.
@@ -319,9 +396,12 @@ func (c *Client) abort(err error) {
 // failure is a result with OK false, not an error. When ctx ends first, Call
 // sends cancel_tool_call and waits up to [CancelGrace] for the runtime's
 // result (normally CANCELLED); after that it returns a local CANCELLED
-// result. The error is a *[ProtocolError] when the runtime refused the frame
-// (see [IsProtocolError]), or wraps [ErrClosed] when the connection closed
-// before the result arrived.
+// result. With a [CallOptions.Timeout], a runtime that has not answered
+// [TimeoutGrace] after it is cancelled the same way and the call resolves
+// locally as TIMEOUT. The error is a *[ProtocolError] when the runtime
+// refused the frame or its answer could not be read (see
+// [IsProtocolError]), or wraps [ErrClosed] when the connection closed before
+// the result arrived.
 func (c *Client) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (protocol.ToolResult, error) {
 	ci := opts.ClientInfo
 	if ci.Caller == "" {
@@ -342,6 +422,7 @@ func (c *Client) Call(ctx context.Context, tool string, args json.RawMessage, op
 		onEvent: opts.OnEvent,
 		result:  make(chan protocol.ToolResult, 1),
 		perr:    make(chan *ProtocolError, 1),
+		alive:   make(chan struct{}, 1),
 	}
 	c.mu.Lock()
 	if c.err != nil {
@@ -353,24 +434,59 @@ func (c *Client) Call(ctx context.Context, tool string, args json.RawMessage, op
 	c.mu.Unlock()
 	if err := c.w.Write(protocol.NewToolCall(id, tool, args, ci, timeoutMs)); err != nil {
 		c.forget(id)
+		if protocol.IsFrameTooLarge(err) { // nothing was sent
+			return protocol.ToolResult{}, fmt.Errorf("call %s: the arguments are too large: %w", tool, err)
+		}
 		c.abort(err)
 		return protocol.ToolResult{}, fmt.Errorf("call %s: %w", tool, c.closedErr())
 	}
 
-	select {
-	case res := <-p.result:
-		return res, nil
-	case pe := <-p.perr:
-		return protocol.ToolResult{}, pe
-	case <-c.done:
-		return c.afterClose(tool, id, p)
-	case <-ctx.Done():
+	// A call with a timeout also has a local deadline, restarted by each of
+	// its events as the runtime restarts its own (progress keeps a call
+	// alive).
+	var local *time.Timer
+	var localC <-chan time.Time
+	if opts.Timeout > 0 {
+		local = time.NewTimer(opts.Timeout + TimeoutGrace)
+		defer local.Stop()
+		localC = local.C
+	}
+	timedOut := false
+wait:
+	for {
+		select {
+		case res := <-p.result:
+			return res, nil
+		case pe := <-p.perr:
+			return protocol.ToolResult{}, pe
+		case <-c.done:
+			return c.afterClose(tool, id, p)
+		case <-ctx.Done():
+			break wait
+		case <-p.alive:
+			if local != nil {
+				local.Reset(opts.Timeout + TimeoutGrace)
+			}
+		case <-localC:
+			timedOut = true
+			break wait
+		}
 	}
 
-	// Cancelled: ask the runtime to stop the tool and wait for its answer.
+	// Cancelled, or past the local deadline: ask the runtime to stop the tool.
 	if err := c.w.Write(protocol.NewCancel(id)); err != nil {
 		c.abort(err)
 	}
+	if timedOut {
+		// The runtime did not answer its own timeout: do not wait again.
+		c.forget(id)
+		if res, ok := tryResult(p); ok {
+			return res, nil
+		}
+		return protocol.ErrorResult(protocol.CodeTimeout, fmt.Sprintf(
+			"Tool %q timed out after %dms (the runtime did not answer in time)", tool, opts.Timeout.Milliseconds()), nil), nil
+	}
+	// Wait a little for the runtime's answer (normally CANCELLED).
 	grace := time.NewTimer(CancelGrace)
 	defer grace.Stop()
 	select {

@@ -15,8 +15,13 @@ import (
 // skipped and the connection keeps working. Code is always PROTOCOL_ERROR and
 // Message is what the server sends back in an [ErrorFrame].
 type FrameError struct {
-	RequestID string // echoed when the frame carried one (version errors)
+	RequestID string // echoed when the frame carried one (version errors, oversized frames)
 	Message   string
+	// Oversize is set when the frame exceeded the reader's limit and was
+	// discarded; Type and RequestID then come from the frame's first bytes
+	// when they could be read there ("" otherwise).
+	Oversize bool
+	Type     FrameType
 }
 
 // Error implements error.
@@ -66,22 +71,52 @@ func encodeTo(buf *bytes.Buffer, msg Message) error {
 	return nil
 }
 
-// Writer writes frames to an io.Writer, one Write call per frame; it is safe
-// for concurrent use.
-type Writer struct {
-	mu sync.Mutex
-	w  io.Writer
+// FrameTooLargeError reports a frame that [Writer.Write] refused to send
+// because it is longer than the peer may read (see [MaxFrameBytes]); nothing
+// was written and the stream is intact.
+type FrameTooLargeError struct {
+	Type FrameType
+	Size int // the encoded frame's length, newline excluded
+	Max  int
 }
 
-// NewWriter returns a Writer on w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+// Error implements error.
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("%s frame of %d bytes exceeds MAX_FRAME_BYTES (%d bytes); not sent", e.Type, e.Size, e.Max)
+}
 
-// Write encodes and writes one frame.
+// IsFrameTooLarge reports whether err is a *[FrameTooLargeError].
+func IsFrameTooLarge(err error) bool {
+	var fe *FrameTooLargeError
+	return errors.As(err, &fe)
+}
+
+// Writer writes frames to an io.Writer, one Write call per frame; it is safe
+// for concurrent use. It never sends a frame longer than its limit
+// ([MaxFrameBytes] unless made with [NewWriterSize]): such a frame is
+// refused with a *[FrameTooLargeError], since the peer would discard it.
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	max int
+}
+
+// NewWriter returns a Writer on w with the [MaxFrameBytes] limit.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, max: MaxFrameBytes} }
+
+// NewWriterSize returns a Writer with a custom frame limit (for tests).
+func NewWriterSize(w io.Writer, maxFrame int) *Writer { return &Writer{w: w, max: maxFrame} }
+
+// Write encodes and writes one frame. A frame over the limit is not
+// written: the error is a *[FrameTooLargeError].
 func (w *Writer) Write(msg Message) error {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer putBuffer(buf)
 	if err := encodeTo(buf, msg); err != nil {
 		return err
+	}
+	if n := buf.Len() - 1; n > w.max { // the newline is not part of the frame
+		return &FrameTooLargeError{Type: msg.FrameType(), Size: n, Max: w.max}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -147,10 +182,12 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		if n > r.max {
 			// Over the limit: report once, then drop the rest of this frame.
+			fe := &FrameError{Oversize: true, Message: fmt.Sprintf(
+				"Frame exceeds MAX_FRAME_BYTES (%d bytes) without newline; frame discarded", r.max)}
+			fe.Type, fe.RequestID = frameIdentity(r.line, chunk)
 			r.line = r.line[:0]
 			r.discard = errors.Is(err, bufio.ErrBufferFull)
-			return nil, &FrameError{Message: fmt.Sprintf(
-				"Frame exceeds MAX_FRAME_BYTES (%d bytes) without newline; frame discarded", r.max)}
+			return nil, fe
 		}
 		r.line = append(r.line, chunk...)
 		switch {
@@ -165,6 +202,53 @@ func (r *Reader) readLine() ([]byte, error) {
 		default:
 			return nil, err
 		}
+	}
+}
+
+// identityPrefix is how many first bytes of a discarded frame are searched
+// for its type and requestId (both come first in the frames this protocol's
+// writers produce).
+const identityPrefix = 1024
+
+// frameIdentity reads the "type" and "requestId" string fields from the
+// first bytes of a frame that is head followed by tail, without decoding it
+// (it is too large to be decoded). Either is "" when not found there.
+func frameIdentity(head, tail []byte) (FrameType, string) {
+	prefix := head
+	if len(prefix) > identityPrefix {
+		prefix = prefix[:identityPrefix]
+	}
+	if len(prefix) < identityPrefix {
+		rest := tail[:min(len(tail), identityPrefix-len(prefix))]
+		prefix = append(append(make([]byte, 0, len(prefix)+len(rest)), prefix...), rest...)
+	}
+	return FrameType(stringField(prefix, "type")), stringField(prefix, "requestId")
+}
+
+// stringField finds "key":"value" (JSON whitespace allowed around the colon)
+// in b and returns value when it is a plain string without escapes.
+func stringField(b []byte, key string) string {
+	pat := []byte(`"` + key + `"`)
+	for {
+		i := bytes.Index(b, pat)
+		if i < 0 {
+			return ""
+		}
+		b = b[i+len(pat):]
+		rest := bytes.TrimLeft(b, " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != '"' {
+			continue
+		}
+		rest = rest[1:]
+		end := bytes.IndexAny(rest, `"\`)
+		if end < 0 || rest[end] != '"' {
+			return ""
+		}
+		return string(rest[:end])
 	}
 }
 

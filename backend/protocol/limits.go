@@ -10,4 +10,10 @@ const MaxFrameBytes = 8 * 1024 * 1024
 
 // DefaultToolTimeoutMs is the timeout of a tool call when neither the call
 // nor the tool definition sets one.
+// The timeout is an idle timeout: every event a running tool emits
+// (progress, partial text, a log line) restarts it.
 const DefaultToolTimeoutMs = 30_000
+
+// MaxToolTimeoutMs is the hard cap of a call whose events keep extending its
+// timeout (one hour), unless the tool sets its own.
+const MaxToolTimeoutMs = 3_600_000

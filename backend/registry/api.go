@@ -25,8 +25,12 @@ type Tool struct {
 	// Capabilities is the tool's safety metadata; at least one, all valid.
 	Capabilities []protocol.Capability
 	// Timeout overrides the default 30 s when the call sets none. Use a very
-	// large value for streams that run until cancelled.
+	// large value for streams that run until cancelled. It is an idle
+	// timeout: each event the handler emits restarts it.
 	Timeout time.Duration
+	// MaxTimeout is the hard cap of a call whose events keep extending its
+	// timeout; zero means Options.MaxTimeout, else protocol.MaxToolTimeoutMs.
+	MaxTimeout time.Duration
 }
 
 // Peer describes the process on the other end of a socket connection, read
@@ -109,6 +113,9 @@ type Options struct {
 	Audit      func(Outcome)
 	// DefaultTimeout replaces protocol.DefaultToolTimeoutMs when non-zero.
 	DefaultTimeout time.Duration
+	// MaxTimeout replaces protocol.MaxToolTimeoutMs as the hard cap of calls
+	// kept alive by their events, when non-zero.
+	MaxTimeout time.Duration
 }
 
 // Call is the per-call handle passed to a tool's handler: who calls, and how

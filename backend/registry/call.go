@@ -48,9 +48,12 @@ type handlerResult struct {
 //  5. execution: the handler runs in its own goroutine with a context that
 //     ends at the timeout (req.Timeout, else Tool.Timeout, else
 //     Options.DefaultTimeout, else protocol.DefaultToolTimeoutMs), when ctx
-//     is cancelled or at shutdown; Call returns TIMEOUT, CANCELLED or
-//     RUNTIME_SHUTTING_DOWN at that moment even if the handler ignores its
-//     context, dropping its late result and events;
+//     is cancelled or at shutdown; the timeout counts from the start or the
+//     handler's last event (progress keeps a call alive), but never past
+//     the hard cap (Tool.MaxTimeout, else Options.MaxTimeout, else
+//     protocol.MaxToolTimeoutMs, and at least the timeout); Call returns
+//     TIMEOUT, CANCELLED or RUNTIME_SHUTTING_DOWN at that moment even if the
+//     handler ignores its context, dropping its late result and events;
 //  6. handler errors: a *protocol.ToolError keeps its code, message and
 //     details, a context error becomes TIMEOUT or CANCELLED, anything else
 //     (a panic included) TOOL_FAILED;
@@ -131,10 +134,15 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		return finish(r.ended(callCtx, req.ToolName, 0))
 	}
 
-	// 5. Execution, raced against the timeout and cancellation.
+	// 5. Execution, raced against the timeout and cancellation. The
+	// timeout is an idle timeout: each event the tool emits restarts it, up
+	// to the hard cap.
 	timeout := r.timeoutFor(e, req)
-	hctx, cancel := context.WithTimeoutCause(callCtx, timeout, errCallTimeout)
-	defer cancel()
+	hctx, cancel := context.WithCancelCause(callCtx)
+	defer cancel(nil)
+	ka := startKeepAlive(req.ToolName, timeout, r.hardCapFor(e, timeout), cancel)
+	defer ka.stop()
+	em.setAlive(ka.touch)
 	call := &Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, emit: em.emit}
 	done := make(chan handlerResult, 1)
 	r.enter()
@@ -267,8 +275,12 @@ func (r *Registry) handlerFailure(hctx context.Context, name string, timeout tim
 func (r *Registry) ended(ctx context.Context, name string, timeout time.Duration) protocol.ToolResult {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errCallTimeout):
-		return protocol.ErrorResult(protocol.CodeTimeout,
-			fmt.Sprintf("Tool %q timed out after %dms", name, timeout.Milliseconds()), nil)
+		msg := fmt.Sprintf("Tool %q timed out after %dms", name, timeout.Milliseconds())
+		var te *timeoutError
+		if errors.As(cause, &te) {
+			msg = te.msg
+		}
+		return protocol.ErrorResult(protocol.CodeTimeout, msg, nil)
 	case errors.Is(cause, errShutdown):
 		return protocol.ErrorResult(protocol.CodeRuntimeShuttingDown,
 			fmt.Sprintf("Runtime is shutting down; tool %q was cancelled.", name), nil)
@@ -318,12 +330,34 @@ func (r *Registry) timeoutFor(e *entry, req Request) time.Duration {
 	return min(t, maxTimeout)
 }
 
+// hardCapFor is how long a call that keeps reporting progress may run at
+// most: the tool's MaxTimeout, the registry's, the protocol default; never
+// less than the timeout itself.
+func (r *Registry) hardCapFor(e *entry, timeout time.Duration) time.Duration {
+	c := time.Duration(protocol.MaxToolTimeoutMs) * time.Millisecond
+	switch {
+	case e.tool.MaxTimeout > 0:
+		c = e.tool.MaxTimeout
+	case r.opts.MaxTimeout > 0:
+		c = r.opts.MaxTimeout
+	}
+	return min(max(c, timeout), maxTimeout)
+}
+
 // emitter delivers a call's events to the caller's Emit, in order, one at a
 // time, and never after close.
 type emitter struct {
 	mu     sync.Mutex
 	fn     func(protocol.Event)
+	alive  func() // told of every event once the handler runs (keepAlive.touch)
 	closed bool
+}
+
+// setAlive installs the function told of each later event.
+func (e *emitter) setAlive(f func()) {
+	e.mu.Lock()
+	e.alive = f
+	e.mu.Unlock()
 }
 
 func (e *emitter) emit(ev protocol.Event) {
@@ -335,10 +369,15 @@ func (e *emitter) emit(ev protocol.Event) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed || e.fn == nil {
+	if e.closed {
 		return
 	}
-	e.fn(ev)
+	if e.alive != nil {
+		e.alive()
+	}
+	if e.fn != nil {
+		e.fn(ev)
+	}
 }
 
 // close waits for an event being delivered and stops all later ones.

@@ -312,8 +312,10 @@ func TestTimeoutOfToolIgnoringContext(t *testing.T) {
 	if elapsed < 100*time.Millisecond || elapsed > time.Second {
 		t.Errorf("Call(sleepy) returned after %v, want about 100ms", elapsed)
 	}
+	// The progress event at the start may have extended the deadline by a
+	// little: the message then goes on with " without progress (…)".
 	want := `Tool "sleepy" timed out after 100ms`
-	if codeOf(res) != protocol.CodeTimeout || messageOf(res) != want {
+	if codeOf(res) != protocol.CodeTimeout || !strings.HasPrefix(messageOf(res), want) {
 		t.Errorf("Call(sleepy) = %s %q, want %s %q", codeOf(res), messageOf(res), protocol.CodeTimeout, want)
 	}
 	if got := r.InFlight(); got != 1 {
@@ -819,6 +821,95 @@ func TestCallPath(t *testing.T) {
 	for _, c := range cases {
 		if got := c.call.Path(c.in); got != c.want {
 			t.Errorf("Path(%q) with cwd %q = %q, want %q", c.in, c.call.Client.Cwd, got, c.want)
+		}
+	}
+}
+
+// TestProgressKeepsCallAlive: the timeout is an idle timeout. A tool that
+// reports progress runs past it; one that falls silent times out; one that
+// reports progress for ever is stopped at the hard cap.
+func TestProgressKeepsCallAlive(t *testing.T) {
+	t.Parallel()
+	r := New(Options{})
+	// ticker emits a progress event every 50 ms until ctx ends or total passes.
+	ticker := func(ctx context.Context, call *Call, total time.Duration) error {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		stop := time.After(total)
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-stop:
+				return nil
+			case <-tick.C:
+				call.Progress("working", -1)
+			}
+		}
+	}
+	Register(r, Tool{Name: "long_build", Description: "Reports progress for 2 s.", Capabilities: readOnly},
+		func(ctx context.Context, call *Call, _ NoArgs) (string, error) {
+			return "built", ticker(ctx, call, 2*time.Second)
+		})
+	Register(r, Tool{Name: "falls_silent", Description: "Reports progress for 1 s, then hangs.", Capabilities: readOnly},
+		func(ctx context.Context, call *Call, _ NoArgs) (string, error) {
+			if err := ticker(ctx, call, time.Second); err != nil {
+				return "", err
+			}
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+	Register(r, Tool{Name: "endless", Description: "Reports progress for ever.", Capabilities: readOnly,
+		MaxTimeout: 1500 * time.Millisecond},
+		func(ctx context.Context, call *Call, _ NoArgs) (string, error) {
+			return "", ticker(ctx, call, time.Hour)
+		})
+
+	timeout := 500 * time.Millisecond
+	tests := []struct {
+		tool       string
+		wantCode   protocol.ErrorCode // "" means ok
+		wantPrefix string
+	}{
+		{"long_build", "", ""},
+		{"falls_silent", protocol.CodeTimeout, `Tool "falls_silent" timed out after 500ms without progress (it ran `},
+		{"endless", protocol.CodeTimeout, `Tool "endless" timed out after `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			t.Parallel()
+			res := r.Call(context.Background(), Request{ToolName: tt.tool, Timeout: timeout})
+			if tt.wantCode == "" {
+				if !res.OK {
+					t.Fatalf("Call(%s) = %s %q, want ok: its progress should keep it alive past %v", tt.tool, codeOf(res), messageOf(res), timeout)
+				}
+				return
+			}
+			if codeOf(res) != tt.wantCode || !strings.HasPrefix(messageOf(res), tt.wantPrefix) {
+				t.Errorf("Call(%s) = %s %q, want %s %q…", tt.tool, codeOf(res), messageOf(res), tt.wantCode, tt.wantPrefix)
+			}
+			if tt.tool == "endless" && !strings.Contains(messageOf(res), "still reporting progress") {
+				t.Errorf("Call(endless) message %q should say it was stopped at its limit", messageOf(res))
+			}
+		})
+	}
+}
+
+func TestHardCapPrecedence(t *testing.T) {
+	tests := []struct {
+		tool, def, timeout time.Duration
+		want               time.Duration
+	}{
+		{0, 0, time.Second, protocol.MaxToolTimeoutMs * time.Millisecond},
+		{0, time.Minute, time.Second, time.Minute},
+		{2 * time.Minute, time.Minute, time.Second, 2 * time.Minute},
+		{time.Second, 0, time.Hour * 2, time.Hour * 2}, // never below the timeout
+		{0, 0, 1 << 62, maxTimeout},
+	}
+	for _, tt := range tests {
+		r := New(Options{MaxTimeout: tt.def})
+		if got := r.hardCapFor(&entry{tool: Tool{MaxTimeout: tt.tool}}, tt.timeout); got != tt.want {
+			t.Errorf("hardCapFor(tool %v, default %v, timeout %v) = %v, want %v", tt.tool, tt.def, tt.timeout, got, tt.want)
 		}
 	}
 }

@@ -77,12 +77,38 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 	return w.c.Write(p)
 }
 
-// write sends one frame; a failed write closes the connection.
+// write sends one frame; a failed write closes the connection. A frame too
+// large for the peer to read is never sent: a result becomes a TOOL_FAILED
+// result, an event a short log event saying what was dropped, anything
+// else an error frame (see [oversizeReplacement]).
 func (c *conn) write(msg protocol.Message) {
-	if err := c.w.Write(msg); err != nil {
+	err := c.w.Write(msg)
+	var tl *protocol.FrameTooLargeError
+	if errors.As(err, &tl) {
+		c.s.logf(protocol.LevelWarn, "tool socket frame too large; replaced",
+			"session", c.session, "frame", msg.FrameType(), "bytes", tl.Size)
+		err = c.w.Write(oversizeReplacement(msg, tl))
+	}
+	if err != nil {
 		c.s.logf(protocol.LevelDebug, "tool socket write failed; closing connection",
 			"session", c.session, "frame", msg.FrameType(), "err", err)
 		c.closeConn()
+	}
+}
+
+// oversizeReplacement is the small frame sent instead of msg, which is too
+// large to send: the peer learns what happened and a waiting call resolves.
+func oversizeReplacement(msg protocol.Message, tl *protocol.FrameTooLargeError) protocol.Message {
+	switch m := msg.(type) {
+	case *protocol.ToolResultFrame:
+		return protocol.NewToolResult(m.RequestID, protocol.ErrorResult(protocol.CodeToolFailed,
+			fmt.Sprintf("Result too large (%d bytes; a frame may carry at most %d): ask for less, for example with a narrower path, a limit or a page", tl.Size, tl.Max),
+			map[string]int{"bytes": tl.Size, "maxFrameBytes": tl.Max}))
+	case *protocol.ToolEvent:
+		return protocol.NewToolEvent(m.RequestID, protocol.Log(protocol.LevelWarn,
+			fmt.Sprintf("A %s event of %d bytes was dropped: it exceeds MAX_FRAME_BYTES (%d bytes)", m.Event.Kind, tl.Size, tl.Max)))
+	default:
+		return protocol.NewError("", fmt.Sprintf("The %s frame (%d bytes) exceeds MAX_FRAME_BYTES (%d bytes) and was not sent", tl.Type, tl.Size, tl.Max))
 	}
 }
 

@@ -41,10 +41,13 @@ const staleDialTimeout = time.Second
 // within this process.
 var listenMu sync.Mutex
 
-// prepareDir creates dir 0700 if missing and makes it 0700 when this user
-// owns it. A directory owned by someone else is refused unless it is a
-// shared sticky directory such as /tmp, which is left alone (the socket's
-// own 0600 mode still protects it).
+// prepareDir creates dir 0700 if missing and makes sure only this user can
+// reach into it: it must be owned by this user (it is then made 0700). A
+// directory owned by anyone else is refused, whatever its mode: in a shared
+// sticky directory such as /tmp/meith-<uid> created by another user, that
+// user could unlink our socket and listen in its place, reading every call
+// the CLI sends. dir must therefore be a directory dedicated to meith (the
+// user data directory, $XDG_RUNTIME_DIR or /tmp/meith-<uid>), never /tmp.
 func prepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create socket directory: %w", err)
@@ -54,7 +57,7 @@ func prepareDir(dir string) error {
 	// make us chmod and bind wherever it points.
 	if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
 		if st, ok := li.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-			return fmt.Errorf("socket directory %s is a symbolic link owned by uid %d, not by this user", dir, st.Uid)
+			return &DirError{Dir: dir, Reason: fmt.Sprintf("it is a symbolic link owned by uid %d, not by this user (%d)", st.Uid, os.Geteuid())}
 		}
 	}
 	fi, err := os.Stat(dir)
@@ -62,20 +65,35 @@ func prepareDir(dir string) error {
 		return fmt.Errorf("stat socket directory: %w", err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("socket directory %s is not a directory", dir)
-	}
-	if fi.Mode()&fs.ModeSticky != 0 {
-		return nil
+		return &DirError{Dir: dir, Reason: "it is not a directory"}
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("socket directory %s is owned by uid %d, not by this user (%d)", dir, st.Uid, os.Geteuid())
+		return &DirError{Dir: dir, Reason: fmt.Sprintf("it is owned by uid %d, not by this user (%d)", st.Uid, os.Geteuid())}
 	}
-	if fi.Mode().Perm() != 0o700 {
+	if fi.Mode().Perm() != 0o700 || fi.Mode()&(fs.ModeSticky|fs.ModeSetgid|fs.ModeSetuid) != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("make socket directory private: %w", err)
 		}
 	}
 	return nil
+}
+
+// DirError reports a socket directory the runtime refuses to listen in,
+// because another user could replace the socket there. See [IsDirError].
+type DirError struct {
+	Dir    string
+	Reason string
+}
+
+// Error implements error.
+func (e *DirError) Error() string {
+	return fmt.Sprintf("refusing socket directory %s: %s; remove it, or set XDG_RUNTIME_DIR or a shorter MEITH_USER_DATA so the socket lives in a folder of your own", e.Dir, e.Reason)
+}
+
+// IsDirError reports whether err is a *[DirError].
+func IsDirError(err error) bool {
+	var de *DirError
+	return errors.As(err, &de)
 }
 
 // clearStale removes a stale socket file at path. A live socket (one that

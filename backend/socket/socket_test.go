@@ -21,6 +21,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/client"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
 )
 
 func dial(t testing.TB, s *Server) *client.Client {
@@ -653,5 +654,94 @@ func TestSymlinkedDirOfAnotherUserRefused(t *testing.T) {
 	os.Symlink(target, own)
 	if err := prepareDir(own); err != nil {
 		t.Errorf("prepareDir(own symlink) = %v, want nil", err)
+	}
+}
+
+// A sticky, world-writable directory that another user made (as an attacker
+// would make /tmp/meith-<uid> before the runtime starts) is refused: that
+// user could unlink the socket and listen in its place.
+func TestStickyDirOfAnotherUserRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory another owner")
+	}
+	dir := filepath.Join(shortDir(t), "meith-planted")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, os.Geteuid()+1000, -1); err != nil {
+		t.Fatal(err)
+	}
+	err := prepareDir(dir)
+	if !IsDirError(err) {
+		t.Fatalf("prepareDir(sticky dir of another user) = %v, want a *DirError", err)
+	}
+	if !strings.Contains(err.Error(), "owned by uid") || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Errorf("error %q should say who owns it and what to do", err)
+	}
+	f := newFixture(t)
+	if _, err := Listen(context.Background(), Options{Path: filepath.Join(dir, "x.sock"), Registry: f.reg}); !IsDirError(err) {
+		t.Errorf("Listen in that directory = %v, want a *DirError", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "x.sock")); err == nil {
+		t.Error("a socket was bound in the other user's directory")
+	}
+
+	// Our own directory with the sticky bit and loose permissions is made
+	// private.
+	own := filepath.Join(shortDir(t), "meith-own")
+	os.Mkdir(own, 0o777)
+	os.Chmod(own, 0o777|fs.ModeSticky)
+	if err := prepareDir(own); err != nil {
+		t.Fatalf("prepareDir(own sticky dir) = %v", err)
+	}
+	if fi, _ := os.Stat(own); fi.Mode().Perm() != 0o700 || fi.Mode()&fs.ModeSticky != 0 {
+		t.Errorf("own directory mode = %v, want drwx------", fi.Mode())
+	}
+}
+
+// TestOversizeResultReplaced: the runtime never sends a frame its peer
+// cannot read. A result over MAX_FRAME_BYTES becomes TOOL_FAILED "Result too
+// large", an oversize event a short warning, and the connection goes on.
+func TestOversizeResultReplaced(t *testing.T) {
+	f := newFixture(t)
+	big := strings.Repeat("z", protocol.MaxFrameBytes)
+	registry.Register(f.reg, registry.Tool{Name: "huge", Description: "Return 8 MiB.", Capabilities: []protocol.Capability{protocol.CapReadOnly}},
+		func(ctx context.Context, c *registry.Call, _ registry.NoArgs) (string, error) {
+			c.PartialText(big)
+			return big, nil
+		})
+	s := listen(t, f, nil)
+
+	nc, err := net.Dial("unix", s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fmt.Fprintln(nc, `{"type":"tool_call","protocol":1,"requestId":"r1","toolName":"huge"}`)
+	fmt.Fprintln(nc, `{"type":"tool_call","protocol":1,"requestId":"r2","toolName":"echo","arguments":{"text":"after"}}`)
+	br := bufio.NewReaderSize(nc, 64*1024)
+	var lines []string
+	for len(lines) < 3 {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read: %v (after %d lines)", err, len(lines))
+		}
+		if len(line) > protocol.MaxFrameBytes {
+			t.Fatalf("the runtime sent a %d-byte frame", len(line))
+		}
+		lines = append(lines, line)
+	}
+	all := strings.Join(lines, "")
+	for _, want := range []string{
+		`"requestId":"r1","event":{"kind":"log","message":"A partial_text event of`,
+		`"requestId":"r1","result":{"ok":false,"error":{"code":"TOOL_FAILED","message":"Result too large (`,
+		`"requestId":"r2","result":{"ok":true,"content":{"text":"after"}}`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("frames lack %s:\n%.600s", want, all)
+		}
 	}
 }
