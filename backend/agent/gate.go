@@ -30,8 +30,8 @@ func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 	sid, name := req.Client.SessionID, req.Tool.Name
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	gating, _ := permission.GatingCapability(privileged)
-	v := s.settle(ctx, sid, PermissionRequest{SessionID: sid, ToolCallID: req.RequestID, ToolName: name,
-		Source: SourceMeith, Capability: gating, Args: req.Args}, nil)
+	v, origin := s.settle(ctx, sid, PermissionRequest{SessionID: sid, ToolCallID: req.RequestID, ToolName: name,
+		Source: SourceMeith, Capability: gating, Args: req.Args}, privileged, nil)
 	switch v {
 	case verdictAllow:
 		s.opts.Permissions.Grant(permission.Grant{Caller: protocol.CallerAgent, SessionID: sid,
@@ -43,6 +43,9 @@ func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 		return gateDeny(req, privileged, fmt.Sprintf("Tool %q needs the user's approval, and the session has no run in progress.", name))
 	case verdictUnknown:
 		return gateDeny(req, privileged, fmt.Sprintf("Unknown agent session %s.", sid))
+	case verdictBeyondOrigin:
+		return &protocol.ToolError{Code: protocol.CodePermissionDenied, Message: beyondOriginMessage(name, privileged, origin),
+			Details: permission.DenyDetails{Reason: permission.ReasonNoGrant, ToolName: name, Caller: req.Client.Caller, Required: privileged}}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -54,38 +57,69 @@ func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 type verdict int
 
 const (
-	verdictAllow      verdict = iota // Full access, a remembered allow, or the user allowed
-	verdictDenied                    // the user denied, or the run ended while asking
-	verdictRemembered                // a remembered deny
-	verdictNoRun                     // it would have to ask, but no run is in progress
-	verdictUnknown                   // no such session
+	verdictAllow        verdict = iota // Full access, a remembered allow, or the user allowed
+	verdictDenied                      // the user denied, or the run ended while asking
+	verdictRemembered                  // a remembered deny
+	verdictNoRun                       // it would have to ask, but no run is in progress
+	verdictUnknown                     // no such session
+	verdictBeyondOrigin                // beyond what the run's cli/plugin origin holds, and nobody to ask
 )
 
+// beyondOriginMessage says why a call of a run started from the CLI (or a
+// plugin) on a runtime without a window was denied, and how to grant it.
+func beyondOriginMessage(tool string, caps []protocol.Capability, origin protocol.ClientInfo) string {
+	need := protocol.JoinCapabilities(caps, ", ")
+	how := fmt.Sprintf(`start the runtime with "meith serve --grant-cli %s", or run the agent from the meith app`,
+		protocol.JoinCapabilities(caps, ","))
+	if origin.Caller == protocol.CallerPlugin {
+		how = "approve these capabilities for the plugin, or run the agent from the meith app"
+	}
+	return fmt.Sprintf("Tool %q needs %s permission. This agent run was started by a %s connection that does not hold it, and no meith window is open to ask: %s.",
+		tool, need, origin.Caller, how)
+}
+
 // settle decides a privileged call of a session, meith's or the agent's
-// own: Full access allows; a decision remembered for the tool in this
-// session applies; otherwise, while a run is in progress, a permission card
-// asks the user (a cancelled run answers deny). pr names the call; before,
-// when not nil, runs before the card opens.
-func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, before func(*run)) verdict {
+// own, that needs caps: Full access allows; a decision remembered for the
+// tool in this session applies; otherwise, while a run is in progress, a
+// permission card asks the user (a cancelled run answers deny). pr names the
+// call; before, when not nil, runs before the card opens.
+//
+// A run started by a cli or plugin session acts with at most what that
+// session holds (its origin, returned with the verdict): what the origin
+// holds is allowed, the rest needs the user's answer on a card — Full
+// access and remembered allows do not reach beyond the origin — and is
+// denied at once when no window is open to ask (a headless runtime).
+func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, caps []protocol.Capability,
+	before func(*run)) (verdict, protocol.ClientInfo) {
 	sess, ok := s.store.Session(sid)
 	if !ok {
-		return verdictUnknown
-	}
-	if sess.AutoAccept {
-		return verdictAllow
+		return verdictUnknown, protocol.ClientInfo{}
 	}
 	s.mu.Lock()
 	l := s.liveLocked(sid)
 	remembered, r := l.remembered[pr.ToolName], l.run
 	s.mu.Unlock()
+	var origin protocol.ClientInfo
+	if r != nil {
+		origin = r.origin
+	}
+	bounded := origin.Caller != "" && !origin.Caller.Trusted()
 	switch {
-	case remembered == DecisionAllow:
-		return verdictAllow
+	case bounded && s.opts.Permissions.Holds(origin.Caller, origin.SessionID, caps):
+		return verdictAllow, origin
 	case remembered == DecisionDeny:
 		s.markDecision(r, sid, pr.ToolCallID, DecisionDeny, pr.Capability)
-		return verdictRemembered
+		return verdictRemembered, origin
+	case bounded && !s.opts.Permissions.UserReachable():
+		s.markDecision(r, sid, pr.ToolCallID, DecisionDeny, pr.Capability)
+		r.emit(protocol.Progress("denied: "+beyondOriginMessage(pr.ToolName, caps, origin), -1))
+		return verdictBeyondOrigin, origin
+	case bounded:
+		// Only the user's answer on the card reaches beyond the origin.
+	case sess.AutoAccept, remembered == DecisionAllow:
+		return verdictAllow, origin
 	case r == nil:
-		return verdictNoRun
+		return verdictNoRun, origin
 	}
 	if before != nil {
 		before(r)
@@ -97,9 +131,9 @@ func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, 
 	pr.Action = permission.ActionLabel(pr.Capability)
 	pr.CreatedAt = time.Now().UnixMilli()
 	if s.ask(ctx, r, l, pr) {
-		return verdictAllow
+		return verdictAllow, origin
 	}
-	return verdictDenied
+	return verdictDenied, origin
 }
 
 // gateDeny is the gate's PERMISSION_DENIED.
@@ -233,7 +267,8 @@ func (s *Service) agentPermission(ctx context.Context, sid string, req acp.Permi
 			s.putToolCall(r, sid, tc)
 		}
 	}
-	return acp.PermissionDecision{Allow: s.settle(ctx, sid, pr, placeCall) == verdictAllow}
+	v, _ := s.settle(ctx, sid, pr, []protocol.Capability{pr.Capability}, placeCall)
+	return acp.PermissionDecision{Allow: v == verdictAllow}
 }
 
 // agentToolCapability maps an ACP tool kind to the capability its card

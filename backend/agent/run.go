@@ -25,6 +25,7 @@ type run struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	emit   func(protocol.Event) // the agent_send_message call's stream (never nil)
+	origin protocol.ClientInfo  // who started the run (bounds a cli or plugin run's permissions)
 
 	msg     *Message // the assistant message being written
 	textBuf *Part    // text applied to msg but not yet persisted
@@ -63,6 +64,11 @@ type SendInput struct {
 	Attachments []Attachment
 	SpaceID     string
 	Cwd         string
+	// Origin is who asked for the run. A run started by a cli or plugin
+	// session acts with at most what that session holds (see
+	// permission.Service.Holds); renderer and internal origins (and none)
+	// are not bounded.
+	Origin protocol.ClientInfo
 }
 
 // SendResult is how a run ended.
@@ -122,7 +128,7 @@ func (s *Service) Send(ctx context.Context, in SendInput, emit func(protocol.Eve
 		return SendResult{}, protocol.Errorf(protocol.CodeToolFailed, "Agent session is already running: %s", sess.ID)
 	}
 	rctx, cancel := context.WithCancel(s.ctx)
-	r := &run{ctx: rctx, cancel: cancel, done: make(chan struct{}), emit: emit}
+	r := &run{ctx: rctx, cancel: cancel, done: make(chan struct{}), emit: emit, origin: in.Origin}
 	l.run = r
 	s.runs.Add(1)
 	s.mu.Unlock()

@@ -77,11 +77,19 @@ func newEnvTTL(t *testing.T, tokenTTL time.Duration, agentArgs ...string) *env {
 // lifetimes.
 func newEnvIdle(t *testing.T, tokenTTL, sessionTTL time.Duration, agentArgs ...string) *env {
 	t.Helper()
+	return newEnvPerms(t, tokenTTL, sessionTTL, permission.Options{}, agentArgs...)
+}
+
+// newEnvPerms is newEnvIdle with permission options (the agent gate is
+// filled in).
+func newEnvPerms(t *testing.T, tokenTTL, sessionTTL time.Duration, popts permission.Options, agentArgs ...string) *env {
+	t.Helper()
 	e := &env{t: t, dir: t.TempDir(), settings: state.DefaultSettings()}
 	var svc *agent.Service
-	e.perms = permission.New(permission.Options{AgentGate: func(ctx context.Context, req registry.AuthRequest) error {
+	popts.AgentGate = func(ctx context.Context, req registry.AuthRequest) error {
 		return svc.Gate(ctx, req)
-	}})
+	}
+	e.perms = permission.New(popts)
 	e.reg = registry.New(registry.Options{Authorizer: e.perms, Audit: func(o registry.Outcome) {
 		e.mu.Lock()
 		e.outcomes = append(e.outcomes, o)
@@ -712,5 +720,74 @@ func TestAgentsOwnToolsAreSettledLikeMeithTools(t *testing.T) {
 	s = e.send(agent.SendInput{SessionID: sess.ID, Text: "ask execute Run make"})
 	if !strings.Contains(s.res.Text, "permission Run make: allowed") {
 		t.Fatalf("full access: %q", s.res.Text)
+	}
+}
+
+// A run started by a CLI connection acts with at most that connection's
+// grants. On a runtime without a window (nobody can answer a card), what
+// the connection lacks is denied at once with how to grant it — Full access
+// included — instead of waiting for ever; what it holds runs without asking.
+func TestCLIRunOnHeadlessRuntimeActsWithTheConnectionsGrants(t *testing.T) {
+	e := newEnvPerms(t, 0, 0, permission.Options{CLIGrants: []protocol.Capability{protocol.CapWritesFiles}})
+	registry.Register(e.reg, registry.Tool{Name: "run_thing", Description: "Start a process.", Capabilities: []protocol.Capability{protocol.CapStartsProcess}},
+		func(_ context.Context, _ *registry.Call, _ registry.NoArgs) (string, error) { return "ran", nil })
+	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
+	on := true
+	if _, err := e.svc.Update(context.Background(), sess.ID, agent.UpdateInput{AutoAccept: &on}, true); err != nil {
+		t.Fatal(err)
+	}
+	cli := protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:test"}
+	s := e.send(agent.SendInput{SessionID: sess.ID, Origin: cli,
+		Text: "call write_note {\"text\":\"granted\"}\ncall run_thing {}\nask execute Run make\nask edit Edit main.go"})
+	for _, want := range []string{
+		"write_note: ok",
+		`Tool "run_thing" needs starts-process permission`,
+		`meith serve --grant-cli starts-process`,
+		"permission Run make: denied",
+		"permission Edit main.go: allowed",
+	} {
+		if !strings.Contains(s.res.Text, want) {
+			t.Errorf("run text lacks %q:\n%s", want, s.res.Text)
+		}
+	}
+	if len(e.notes) != 1 || e.notes[0] != "granted" {
+		t.Errorf("notes %v, want the granted write only", e.notes)
+	}
+	var told bool
+	for _, ev := range s.events {
+		told = told || ev.Kind == protocol.EventProgress && strings.Contains(ev.Message, "denied: Tool \"run_thing\"")
+	}
+	if !told {
+		t.Error("the CLI's stream did not say what was denied")
+	}
+	// The same session driven from the window (renderer) keeps its Full access.
+	s = e.send(agent.SendInput{SessionID: sess.ID, Origin: protocol.ClientInfo{Caller: protocol.CallerRenderer}, Text: "call run_thing {}"})
+	if !strings.Contains(s.res.Text, "run_thing: ok") {
+		t.Errorf("renderer run with Full access: %q", s.res.Text)
+	}
+}
+
+// With a window open, what a CLI-started run lacks goes to the card:
+// only the user's answer reaches beyond the connection's grants (not Full
+// access).
+func TestCLIRunWithAWindowAsksBeyondTheConnectionsGrants(t *testing.T) {
+	approvals := permission.NewApprovals(permission.ApprovalsOptions{})
+	detach := approvals.Attach()
+	defer detach()
+	e := newEnvPerms(t, 0, 0, permission.Options{Approvals: approvals})
+	sess, _ := e.svc.Create(agent.CreateInput{Cwd: e.workdir()})
+	on := true
+	e.svc.Update(context.Background(), sess.ID, agent.UpdateInput{AutoAccept: &on}, true)
+	ch := e.sendAsync(context.Background(), agent.SendInput{SessionID: sess.ID, Text: `call write_note {"text":"asked"}`,
+		Origin: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:test"}})
+	p := e.waitPending(sess.ID)
+	if p.ToolName != "write_note" {
+		t.Fatalf("permission request %+v", p)
+	}
+	if err := e.svc.Decide(sess.ID, p.ToolCallID, agent.DecisionAllow, false); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-ch; !strings.Contains(r.res.Text, "write_note: ok") {
+		t.Fatalf("allowed: %q", r.res.Text)
 	}
 }

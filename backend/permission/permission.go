@@ -141,6 +141,45 @@ func (s *Service) Grants(caller protocol.Caller, sessionID string) []Grant {
 	return out
 }
 
+// Holds reports whether the session may use every capability in caps
+// without asking anyone, and without spending a grant: through the
+// operator's cli policy, an unlimited grant of the session (an "allow for
+// this connection") or, for a plugin session ("plugin:<id>"), its approved
+// capabilities. Trusted callers hold everything. One-use grants do not
+// count. An agent run started by a cli or plugin session acts with at most
+// what that session holds.
+func (s *Service) Holds(caller protocol.Caller, sessionID string, caps []protocol.Capability) bool {
+	privileged := protocol.PrivilegedOf(caps)
+	switch {
+	case len(privileged) == 0 || caller.Trusted():
+		return true
+	case caller == protocol.CallerPlugin:
+		id, ok := strings.CutPrefix(sessionID, "plugin:")
+		if !ok || id == "" || s.pluginGrants == nil {
+			return false
+		}
+		approved, ok := s.pluginGrants(id)
+		return ok && len(missingCaps(approved, privileged)) == 0
+	case caller == protocol.CallerCLI && len(missingCaps(s.cliGrants, privileged)) == 0:
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants[sessionKey{caller, sessionID}] {
+		if g.ToolName == "" && g.Uses == 0 && len(missingCaps(g.Capabilities, privileged)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// UserReachable reports whether a user can be asked right now: a UI (the
+// desktop window) is attached to the approval broker. A headless runtime
+// has none.
+func (s *Service) UserReachable() bool {
+	return s.approvals != nil && s.approvals.Attached() > 0
+}
+
 // Authorize implements [registry.Authorizer]. It returns nil to allow, a
 // *protocol.ToolError with PERMISSION_DENIED (its Details a [DenyDetails])
 // to deny, or ctx.Err() when ctx ends while the call waits for approval.

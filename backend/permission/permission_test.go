@@ -614,3 +614,58 @@ func TestAgentGate(t *testing.T) {
 		t.Errorf("read-only: %v %v", decided, err)
 	}
 }
+
+// TestHolds: what a session may use without asking and without spending a
+// grant (an agent run started by that session acts with at most this).
+func TestHolds(t *testing.T) {
+	wf, sp := protocol.CapWritesFiles, protocol.CapStartsProcess
+	s := New(Options{
+		CLIGrants: []protocol.Capability{wf},
+		PluginGrants: func(id string) ([]protocol.Capability, bool) {
+			return []protocol.Capability{protocol.CapControlsBrowser}, id == "deploy"
+		},
+	})
+	s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: "socket:a", Capabilities: []protocol.Capability{sp}})
+	s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: "socket:once", Capabilities: []protocol.Capability{sp}, Uses: 1})
+	s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: "socket:tool", Capabilities: []protocol.Capability{sp}, ToolName: "x"})
+	tests := []struct {
+		caller  protocol.Caller
+		session string
+		caps    []protocol.Capability
+		want    bool
+	}{
+		{protocol.CallerCLI, "socket:b", []protocol.Capability{wf}, true},                   // the operator's policy
+		{protocol.CallerCLI, "socket:b", []protocol.Capability{sp}, false},                  // not granted
+		{protocol.CallerCLI, "socket:a", []protocol.Capability{sp}, true},                   // an "allow for this connection"
+		{protocol.CallerCLI, "socket:a", []protocol.Capability{wf, sp}, false},              // as for calls: one source must cover all
+		{protocol.CallerCLI, "socket:once", []protocol.Capability{sp}, false},               // one-use grants do not count
+		{protocol.CallerCLI, "socket:tool", []protocol.Capability{sp}, false},               // nor grants for one tool
+		{protocol.CallerCLI, "socket:b", []protocol.Capability{protocol.CapReadOnly}, true}, // nothing privileged
+		{protocol.CallerCLI, "socket:b", []protocol.Capability{protocol.CapDestructive}, false},
+		{protocol.CallerRenderer, "", []protocol.Capability{protocol.CapDestructive}, true}, // trusted
+		{protocol.CallerPlugin, "plugin:deploy", []protocol.Capability{protocol.CapControlsBrowser}, true},
+		{protocol.CallerPlugin, "plugin:deploy", []protocol.Capability{wf}, false},
+		{protocol.CallerPlugin, "plugin:other", []protocol.Capability{protocol.CapControlsBrowser}, false},
+	}
+	for _, tt := range tests {
+		if got := s.Holds(tt.caller, tt.session, tt.caps); got != tt.want {
+			t.Errorf("Holds(%s, %s, %v) = %v, want %v", tt.caller, tt.session, tt.caps, got, tt.want)
+		}
+	}
+	if g := s.Grants(protocol.CallerCLI, "socket:once"); len(g) != 1 || g[0].Uses != 1 {
+		t.Errorf("Holds spent a grant: %+v", g)
+	}
+	if s.UserReachable() {
+		t.Error("UserReachable() without an approval broker = true")
+	}
+	a := NewApprovals(ApprovalsOptions{})
+	s2 := New(Options{Approvals: a})
+	if s2.UserReachable() {
+		t.Error("UserReachable() with no UI attached = true")
+	}
+	detach := a.Attach()
+	defer detach()
+	if !s2.UserReachable() {
+		t.Error("UserReachable() with a UI attached = false")
+	}
+}

@@ -177,7 +177,7 @@ func Register(r *registry.Registry, d Deps) {
 				in.Cwd = d.DefaultCwd(in.SpaceID, call.Client.Cwd)
 			}
 			return svc.Send(ctx, agent.SendInput{SessionID: in.SessionID, Text: in.Text, Attachments: in.Attachments,
-				SpaceID: in.SpaceID, Cwd: in.Cwd}, call.Emit)
+				SpaceID: in.SpaceID, Cwd: in.Cwd, Origin: call.Client}, call.Emit)
 		})
 	registry.Register(r, registry.Tool{Name: "agent_cancel", Description: "Cancel an agent session's run; its in-flight tool calls end as CANCELLED and a pending permission request as denied.", Capabilities: startsProc},
 		func(_ context.Context, _ *registry.Call, in SessionInput) (CancelOutput, error) {
