@@ -37,24 +37,43 @@ pss_tree() {
   echo "$total"
 }
 
-# measure BIN TITLE: one run; prints "map_ms paint_ms pss_kb".
+# measure BIN TITLE: one run; prints "map_ms paint_ms pss_kb" (NA for what
+# never happened). A window that never shows up is reported on stderr after
+# 15 s; every X call is bounded (import waits for a click when it is given
+# no window), so the script never hangs.
 measure() {
-  local bin=$1 title=$2 tmp t0 wid="" t_map t_paint="" pid colors_now
+  local bin=$1 title=$2 tmp t0 wid="" t_map=NA t_paint="" pid colors_now deadline
   tmp=$(mktemp -d)
   t0=$(now_ms)
-  MEITH_HOME="$tmp/h" MEITH_USER_DATA="$tmp/u" "$bin" >/dev/null 2>&1 &
+  MEITH_HOME="$tmp/h" MEITH_USER_DATA="$tmp/u" "$bin" >"$tmp/out.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 2000); do
-    wid=$(xdotool search --onlyvisible --name "^${title}\$" 2>/dev/null | head -1 || true)
+  deadline=$((t0 + 15000))
+  while [ "$(now_ms)" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null; do
+    wid=$(timeout 2 xdotool search --onlyvisible --name "^${title}\$" 2>/dev/null | head -1 || true)
     [ -n "$wid" ] && break
     sleep 0.005
   done
+  if [ -z "$wid" ]; then
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "$title: no window titled \"$title\" within 15 s; skipping this run" >&2
+    else
+      echo "$title: the program exited before its window showed; its output:" >&2
+      tail -5 "$tmp/out.log" >&2 || true
+    fi
+    local pss
+    pss=$(pss_tree "$pid")
+    stop_pid "$pid"
+    rm -rf "$tmp"
+    echo "NA NA ${pss:-0}"
+    return
+  fi
   t_map=$(( $(now_ms) - t0 ))
   for _ in $(seq 1 400); do
-    colors_now=$(import -window "$wid" png:- 2>/dev/null | convert - -format '%k' info: 2>/dev/null || echo 0)
+    colors_now=$(timeout 5 import -window "$wid" png:- 2>/dev/null | convert - -format '%k' info: 2>/dev/null || echo 0)
     if [ "${colors_now:-0}" -gt 8 ]; then t_paint=$(( $(now_ms) - t0 )); break; fi
     sleep 0.02
   done
+  [ -n "$t_paint" ] || echo "$title: the window never painted (8 colours or fewer for 8 s)" >&2
   sleep 3 # idle
   local pss
   pss=$(pss_tree "$pid")
@@ -68,7 +87,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 # summarize NAME BIN RUNS_OUTPUT: medians of the runs of one build.
 summarize() {
   local name=$1 bin=$2 out=$3 maps paints psss
-  maps=$(echo "$out" | awk '{print $1}' | median)
+  maps=$(echo "$out" | awk '$1 != "NA" {print $1}' | median)
   paints=$(echo "$out" | awk '$2 != "NA" {print $2}' | median)
   psss=$(echo "$out" | awk '{print $3}' | median)
   awk -v n="$name" -v m="$maps" -v p="$paints" -v k="$psss" -v b="$(stat -c %s "$bin")" 'BEGIN {
@@ -83,3 +102,6 @@ for _ in $(seq 1 "$runs"); do
 done
 summarize emptywails build/bin/emptywails "$(printf '%s' "$anchor_out" | sed '/^$/d')"
 summarize meith build/bin/meith "$(printf '%s' "$meith_out" | sed '/^$/d')"
+if ! printf '%s%s' "$anchor_out" "$meith_out" | awk '$1 != "NA" {found = 1} END {exit !found}'; then
+  fail "no window was found in any run (see the messages above)"
+fi
