@@ -77,6 +77,10 @@ type Tab struct {
 	refresh  chan struct{} // navigation settled: the loop re-reads history and favicon
 
 	view view
+	// castMu orders the screencast's starts and stops, each decided and sent
+	// under it: an idle stop sent after a pull's start would freeze the
+	// live view for good.
+	castMu sync.Mutex
 }
 
 func newTab(m *Manager, id, key string) *Tab {

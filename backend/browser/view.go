@@ -128,6 +128,8 @@ func (v *view) onFrame(t *Tab, e *page.EventScreencastFrame) {
 // castModeCheck switches the screencast between full-size frames and
 // motion frames (the tab loop calls it).
 func (v *view) castModeCheck(t *Tab) {
+	t.castMu.Lock()
+	defer t.castMu.Unlock()
 	v.mu.Lock()
 	toMotion := v.casting && v.modeReq && !v.motion
 	settled := v.casting && v.motion && time.Since(v.lastFrame) > settleAfter
@@ -144,8 +146,22 @@ func (v *view) castModeCheck(t *Tab) {
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
+	t.restartCast(ctx)
+}
+
+// restartCast stops the screencast and starts it again with the tab's
+// current size and mode (callers hold castMu). When the start fails the
+// screencast counts as stopped, so the next pull starts it: a view never
+// waits on a screencast that is not running.
+func (t *Tab) restartCast(ctx context.Context) error {
 	cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
-	t.startCast(ctx)
+	err := t.startCast(ctx)
+	if err != nil {
+		t.view.mu.Lock()
+		t.view.casting, t.view.motion, t.view.fast = false, false, 0
+		t.view.mu.Unlock()
+	}
+	return err
 }
 
 // startCast starts the screencast at the tab's viewport size.
@@ -208,6 +224,8 @@ func (t *Tab) stillFrame() {
 
 // idleCheck stops a screencast that nobody watches (the tab loop calls it).
 func (v *view) idleCheck(t *Tab) {
+	t.castMu.Lock()
+	defer t.castMu.Unlock()
 	v.mu.Lock()
 	stop := v.casting && v.waiters == 0 && time.Since(v.lastPull) > castIdle
 	if stop {
@@ -215,11 +233,18 @@ func (v *view) idleCheck(t *Tab) {
 	}
 	v.mu.Unlock()
 	if stop {
+		if testHookIdleStop != nil {
+			testHookIdleStop()
+		}
 		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 		cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
 		cancel()
 	}
 }
+
+// testHookIdleStop, when set (tests only), runs between an idle stop's
+// decision and its StopScreencast.
+var testHookIdleStop func()
 
 // Streaming reports whether the tab's screencast runs.
 func (t *Tab) Streaming() bool {
@@ -235,9 +260,7 @@ func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
 	v := &t.view
 	v.mu.Lock()
 	v.lastPull = time.Now()
-	start := !v.casting
-	v.casting = true
-	v.waiters++
+	v.waiters++ // from now on no idle stop is decided
 	v.mu.Unlock()
 	defer func() {
 		v.mu.Lock()
@@ -245,13 +268,8 @@ func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
 		v.lastPull = time.Now()
 		v.mu.Unlock()
 	}()
-	if start {
-		if err := t.startCast(ctx); err != nil {
-			v.mu.Lock()
-			v.casting = false
-			v.mu.Unlock()
-			return nil, t.fail("live view", err)
-		}
+	if err := t.ensureCast(ctx); err != nil {
+		return nil, t.fail("live view", err)
 	}
 	for {
 		if t.dead() {
@@ -269,6 +287,35 @@ func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// ensureCast starts the screencast unless it runs. An idle stop decided
+// before the caller registered as a waiter is sent before this start
+// (castMu), never after it.
+func (t *Tab) ensureCast(ctx context.Context) error {
+	v := &t.view
+	v.mu.Lock()
+	on := v.casting
+	v.mu.Unlock()
+	if on {
+		return nil
+	}
+	t.castMu.Lock()
+	defer t.castMu.Unlock()
+	v.mu.Lock()
+	if v.casting {
+		v.mu.Unlock()
+		return nil
+	}
+	v.casting = true
+	v.mu.Unlock()
+	if err := t.startCast(ctx); err != nil {
+		v.mu.Lock()
+		v.casting = false
+		v.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // Viewport returns the page's size in CSS pixels and its device scale.
@@ -300,10 +347,11 @@ func (t *Tab) SetViewport(ctx context.Context, vp Viewport, scale float64) error
 	t.mu.Lock()
 	t.viewport, t.scale = vp, scale
 	t.mu.Unlock()
+	t.castMu.Lock()
+	defer t.castMu.Unlock()
 	if t.Streaming() {
 		// The screencast's size is fixed at its start: restart it.
-		cdp.Call(ctx, t.target, page.StopScreencast, cdp.Empty{})
-		if err := t.startCast(ctx); err != nil {
+		if err := t.restartCast(ctx); err != nil {
 			return t.fail("viewport", err)
 		}
 	}

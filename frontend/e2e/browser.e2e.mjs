@@ -115,10 +115,20 @@ function canvasPixel(x, y) {
 const near = (got, want, tol = 40) => got.every((v, i) => Math.abs(v - want[i]) <= tol);
 
 async function waitPixel(x, y, want, what) {
-  await eventually(async () => {
-    const got = await canvasPixel(x, y);
-    assert.ok(near(got, want), `${what}: canvas pixel (${x},${y}) is ${got}, want ~${want}`);
-  });
+  try {
+    await eventually(async () => {
+      const got = await canvasPixel(x, y);
+      assert.ok(near(got, want), `${what}: canvas pixel (${x},${y}) is ${got}, want ~${want}`);
+    });
+  } catch (err) {
+    // Say which side is behind: the page itself, or the live view of it.
+    const view = await page.evaluate(() => ({ ...window.__meithBrowserView, ago: performance.now() - window.__meithBrowserView.lastFrameAt }));
+    const rec = await browserTab().catch((e) => String(e));
+    const inside = await windowCall('cdp_command', { tabId: rec.id, method: 'Runtime.evaluate',
+      params: { expression: 'location.href + " " + getComputedStyle(document.body).backgroundColor', returnByValue: true } }).catch((e) => String(e));
+    err.message += `\n  live view: ${JSON.stringify(view)}\n  record: ${JSON.stringify(rec)}\n  page: ${JSON.stringify(inside?.content?.result?.result?.value ?? inside)}`;
+    throw err;
+  }
 }
 
 /** The backend's record of the only browser tab of the active space. */
