@@ -62,6 +62,7 @@ type devProc struct {
 	pgid          int
 	stopRequested bool
 	partial       [2][]byte
+	lines         [][]byte // consume's scratch
 	readersLeft   int
 	readersDone   chan struct{} // closed when both readers hit EOF
 	exited        chan struct{} // closed once the exit is recorded
@@ -119,7 +120,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 
 	d := &devProc{
 		m: m, id: protocol.NewID("dev"), spec: spec,
-		log:         newLogRing(MaxLogEntries, 0),
+		log:         newLogRing(MaxLogEntries, MaxLogBytes),
 		readersDone: make(chan struct{}),
 		exited:      make(chan struct{}),
 	}
@@ -232,6 +233,7 @@ func (d *devProc) spawnFailed(err error) {
 	d.log.add(StreamSystem, "failed to start: "+err.Error())
 	d.mu.Unlock()
 	d.log.end()
+	d.log.shrink(endedLogBytes)
 	close(d.exited)
 	d.m.logf("warn", "dev server %s failed to start: %v", d.id, err)
 	d.m.changed(KindDevServer, d.id)
@@ -262,22 +264,27 @@ func (d *devProc) read(f *os.File, stream int) {
 var streamNames = [2]string{StreamStdout, StreamStderr}
 
 // consume adds the complete lines of data to the log and keeps the rest.
+// The lines of one read go into the log in one append (one timestamp);
+// the lines the ring would drop at once are counted but never copied.
 func (d *devProc) consume(stream int, data []byte) {
-	portFound := false
 	d.mu.Lock()
 	p := append(d.partial[stream], data...)
+	lines := d.lines[:0]
 	for {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			break
 		}
-		portFound = d.lineLocked(stream, p[:i]) || portFound
+		lines = append(lines, p[:i])
 		p = p[i+1:]
 	}
 	for len(p) > maxLineBytes {
-		portFound = d.lineLocked(stream, p[:maxLineBytes]) || portFound
+		lines = append(lines, p[:maxLineBytes])
 		p = p[maxLineBytes:]
 	}
+	portFound := d.linesLocked(stream, lines) // before p's array is reused
+	clear(lines)
+	d.lines = lines[:0]
 	d.partial[stream] = append(d.partial[stream][:0], p...)
 	d.mu.Unlock()
 	if portFound {
@@ -285,28 +292,35 @@ func (d *devProc) consume(stream int, data []byte) {
 	}
 }
 
-// lineLocked logs one line (without its \r) and sniffs a port from it; it
-// reports whether this line gave the server its port.
-func (d *devProc) lineLocked(stream int, line []byte) bool {
-	line = bytes.TrimRight(line, "\r")
-	text := string(line)
-	d.log.add(streamNames[stream], text)
-	if d.state.Port != nil {
-		return false
+// linesLocked logs lines (each without its \r) and sniffs a port from
+// them; it reports whether they gave the server its port.
+func (d *devProc) linesLocked(stream int, lines [][]byte) bool {
+	found := false
+	for i, line := range lines {
+		line = bytes.TrimRight(line, "\r")
+		lines[i] = line
+		if d.state.Port == nil && mayAnnouncePort(line) {
+			if port, ok := sniffPortBytes(line); ok {
+				d.state.Port = &port
+				d.m.logf("info", "dev server %s: port %d", d.id, port)
+				found = true
+			}
+		}
 	}
-	if port, ok := sniffPort(text); ok {
-		d.state.Port = &port
-		d.m.logf("info", "dev server %s: port %d", d.id, port)
-		return true
+	skip := max(0, len(lines)-MaxLogEntries) // dropped by the ring at once
+	texts := make([]string, 0, len(lines)-skip)
+	for _, line := range lines[skip:] {
+		texts = append(texts, string(line))
 	}
-	return false
+	d.log.addLines(streamNames[stream], skip, texts)
+	return found
 }
 
 func (d *devProc) flushPartialLocked(stream int) bool {
 	if len(d.partial[stream]) == 0 {
 		return false
 	}
-	found := d.lineLocked(stream, d.partial[stream])
+	found := d.linesLocked(stream, [][]byte{d.partial[stream]})
 	d.partial[stream] = nil
 	return found
 }
@@ -342,6 +356,7 @@ func (d *devProc) wait(cmd *exec.Cmd) {
 	pgid := d.pgid
 	d.mu.Unlock()
 	d.log.end()
+	d.log.shrink(endedLogBytes)
 	close(d.exited)
 	d.m.logf("info", "dev server %s %s", d.id, line)
 	d.m.changed(KindDevServer, d.id)

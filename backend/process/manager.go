@@ -1,7 +1,9 @@
 // Package process runs the processes meith manages: dev servers (in their
-// own process group, output split into a sequence-numbered ring of lines,
-// the first port sniffed from the output) and terminals (real PTYs running
-// the user's shell), and finds the ones an earlier runtime left behind.
+// own process group, output split into a sequence-numbered ring of lines
+// bounded by count and bytes, the first port sniffed from the output) and
+// terminals (real PTYs running the user's shell), and finds the ones an
+// earlier runtime left behind. Answers of a log ([Manager.LogPage], the
+// OutputHandler) are bounded in bytes and page with seqs.
 package process
 
 import (
@@ -38,6 +40,17 @@ const (
 
 // MaxLogEntries bounds each dev server's log ring (the original's).
 const MaxLogEntries = 5000
+
+// MaxLogBytes bounds the text a running dev server's log ring holds (a
+// line is at most 64 KiB, so 5,000 long lines would be 312 MiB): 4 MiB is
+// some 40,000 lines of 100 characters, more than MaxLogEntries ever keeps
+// of ordinary output.
+const MaxLogBytes = 4 << 20
+
+// endedLogBytes bounds the text an ended dev server's log ring keeps: up
+// to maxEndedDevServers of them stay listed, and their logs are only read
+// now (the reason it ended is at the end).
+const endedLogBytes = 256 << 10
 
 // StopGrace is how long a stop waits after SIGTERM before SIGKILL.
 const StopGrace = 5 * time.Second

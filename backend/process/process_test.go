@@ -134,6 +134,20 @@ func TestSniffPort(t *testing.T) {
 		if (c.want == 0) == ok || got != c.want {
 			t.Errorf("sniffPort(%q) = %d, %v; want %d", c.line, got, ok, c.want)
 		}
+		// The dev server's path: the quick test, then the line's head.
+		got, ok = 0, false
+		if mayAnnouncePort([]byte(c.line)) {
+			got, ok = sniffPortBytes([]byte(c.line))
+		}
+		if (c.want == 0) == ok || got != c.want {
+			t.Errorf("mayAnnouncePort+sniffPortBytes(%q) = %d, %v; want %d", c.line, got, ok, c.want)
+		}
+	}
+	// Binary output is not searched; a long line only at its head.
+	for _, line := range []string{"\xff\xfe http://localhost:3000/", strings.Repeat("x", maxSniffBytes) + " http://localhost:3000/"} {
+		if port, ok := sniffPortBytes([]byte(line)); ok {
+			t.Errorf("sniffPortBytes(%.20q…) = %d", line, port)
+		}
 	}
 }
 
