@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -59,7 +60,10 @@ type devProc struct {
 
 	mu            sync.Mutex // guards the fields below; taken before log.mu
 	state         DevServer
-	pgid          int
+	pgid          int // also its session id (it runs in a session of its own)
+	leaderStart   uint64
+	escapees      []procKey // members outside its session, seen by the tracker or a stop
+	tracked       bool      // started and not forgotten: the tracker looks at it
 	stopRequested bool
 	partial       [2][]byte
 	lines         [][]byte // consume's scratch
@@ -76,10 +80,13 @@ func (d *devProc) info() DevServer {
 	return s
 }
 
-func (d *devProc) groupStarted() bool {
+// mayHaveProcesses reports whether the server started and was not yet
+// found to have no process left (then none can appear: a process carrying
+// its ProcessIDEnv is a descendant of one).
+func (d *devProc) mayHaveProcesses() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pgid != 0
+	return d.pgid != 0 && d.tracked
 }
 
 // StartDevServer starts a dev server (status starting, then running; a
@@ -106,6 +113,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	spec.Cwd = cwd
 	spec.Args = append([]string{}, spec.Args...)
 
+	id := protocol.NewID("dev")
 	var cmd *exec.Cmd
 	if len(spec.Args) == 0 {
 		cmd = exec.Command(userShell(), "-c", spec.Command)
@@ -113,13 +121,15 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 		cmd = exec.Command(spec.Command, spec.Args...)
 	}
 	cmd.Dir = cwd
-	cmd.Env = m.processEnv()
-	// Its own group (stopped as a whole); no Pdeathsig: it outlives a
-	// crashed runtime, and the next start finds it in the records.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Every descendant that keeps its environment carries the server's id.
+	cmd.Env = m.processEnv(ProcessIDEnv + "=" + id)
+	// Its own session, so its own group (stopped as a whole) and a session
+	// its `set -m` jobs stay in; no Pdeathsig: it outlives a crashed
+	// runtime, and the next start finds it in the records.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 
 	d := &devProc{
-		m: m, id: protocol.NewID("dev"), spec: spec,
+		m: m, id: id, spec: spec,
 		log:         newLogRing(MaxLogEntries, MaxLogBytes),
 		readersDone: make(chan struct{}),
 		exited:      make(chan struct{}),
@@ -135,6 +145,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	}
 	m.devs = append(m.devs, d)
 	pruned := m.pruneDevsLocked()
+	m.startTrackerLocked()
 	m.mu.Unlock()
 	for _, id := range pruned {
 		m.changed(KindDevServer, id)
@@ -167,6 +178,8 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	d.mu.Lock()
 	d.state.PID = pid
 	d.pgid = pid
+	d.leaderStart = procStartTime(pid)
+	d.tracked = true
 	d.state.Status = StatusRunning
 	d.readersLeft = 2
 	d.mu.Unlock()
@@ -263,6 +276,9 @@ func (d *devProc) read(f *os.File, stream int) {
 
 var streamNames = [2]string{StreamStdout, StreamStderr}
 
+// maxScratchLines bounds the line scratch a dev server keeps between reads.
+const maxScratchLines = 1024
+
 // consume adds the complete lines of data to the log and keeps the rest.
 // The lines of one read go into the log in one append (one timestamp);
 // the lines the ring would drop at once are counted but never copied.
@@ -285,6 +301,9 @@ func (d *devProc) consume(stream int, data []byte) {
 	portFound := d.linesLocked(stream, lines) // before p's array is reused
 	clear(lines)
 	d.lines = lines[:0]
+	if cap(lines) > maxScratchLines { // a flood of empty lines: do not keep its scratch
+		d.lines = nil
+	}
 	d.partial[stream] = append(d.partial[stream][:0], p...)
 	d.mu.Unlock()
 	if portFound {
@@ -353,16 +372,26 @@ func (d *devProc) wait(cmd *exec.Cmd) {
 	}
 	d.state.EndedAt = &now
 	d.log.add(StreamSystem, line)
-	pgid := d.pgid
 	d.mu.Unlock()
 	d.log.end()
 	d.log.shrink(endedLogBytes)
 	close(d.exited)
 	d.m.logf("info", "dev server %s %s", d.id, line)
 	d.m.changed(KindDevServer, d.id)
-	if !groupAlive(pgid) {
+	// Its record goes once none of its processes runs (escapees that
+	// outlive it keep it, for the tracker, a stop or the next start).
+	spec := d.memberSpec()
+	snap := newProcSnapshot()
+	if len(snap.members(spec, snap.markerScan(map[string]uint64{spec.id: spec.leaderStart}, nil)[spec.id])) == 0 {
 		d.m.forget(d.id)
 	}
+}
+
+// memberSpec says which processes are the server's.
+func (d *devProc) memberSpec() memberSpec {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return memberSpec{id: d.id, leader: d.pgid, leaderStart: d.leaderStart, pgid: d.pgid, sid: d.pgid, escapees: slices.Clone(d.escapees)}
 }
 
 // DevServers lists the dev servers, oldest first.
@@ -402,8 +431,10 @@ func (m *Manager) DevServerByCwd(cwd string) (DevServer, bool) {
 	return DevServer{}, false
 }
 
-// StopDevServer stops a dev server's whole process group: signal (default
-// SIGTERM), then SIGKILL after StopGrace. It returns when the group is gone.
+// StopDevServer stops a dev server's processes — its session (so its
+// process group), the processes that left it (tracked, or found by their
+// ProcessIDEnv) and their descendants: signal (default SIGTERM), then
+// SIGKILL after StopGrace. It returns when none is left.
 func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
 	d := m.dev(id)
 	if d == nil {
@@ -422,7 +453,7 @@ func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
 	if pgid == 0 { // never started
 		return nil
 	}
-	if err := StopGroup(ctx, pgid, sig, stopGrace); err != nil {
+	if err := stopMembers(ctx, d.memberSpec(), sig, stopGrace); err != nil {
 		return fmt.Errorf("stop %s: %w", id, err)
 	}
 	select {

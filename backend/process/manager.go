@@ -1,9 +1,15 @@
 // Package process runs the processes meith manages: dev servers (in their
-// own process group, output split into a sequence-numbered ring of lines
-// bounded by count and bytes, the first port sniffed from the output) and
-// terminals (real PTYs running the user's shell), and finds the ones an
-// earlier runtime left behind. Answers of a log ([Manager.LogPage], the
-// OutputHandler) are bounded in bytes and page with seqs.
+// own session and process group, output split into a sequence-numbered
+// ring of lines bounded by count and bytes, the first port sniffed from the
+// output) and terminals (real PTYs running the user's shell), and finds the
+// ones an earlier runtime left behind. Answers of a log ([Manager.LogPage],
+// the OutputHandler) are bounded in bytes and page with seqs.
+//
+// A dev server's processes are more than its group: its session (`set -m`
+// jobs), the descendants that left it (`setsid`; tracked with their start
+// times, and recorded for the next start) and every process carrying its
+// [ProcessIDEnv]. Stops, shutdown and the orphan sweep act on all of them;
+// a reused pid is never signalled.
 package process
 
 import (
@@ -103,6 +109,9 @@ type Manager struct {
 	recordsFrozen bool
 	own           map[string]record // records of this runtime's live groups
 	closed        bool
+	// trackStop and trackDone run the escapee tracker (see trackOnce);
+	// nil until the first dev server starts.
+	trackStop, trackDone chan struct{}
 
 	recMu sync.Mutex // serialises record file writes
 }
@@ -190,7 +199,8 @@ func (m *Manager) WaitLogs(ctx context.Context, id string, after int64) ([]LogEn
 }
 
 // Shutdown stops every terminal and, with stopServers, every dev server
-// (TERM, then KILL after StopGrace); servers left running stay recorded
+// with the processes that left its session (TERM, then KILL after
+// StopGrace); servers left running stay recorded, with those processes,
 // for the next start's sweep. Starts fail after it.
 func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 	m.mu.Lock()
@@ -214,15 +224,19 @@ func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 	for _, t := range terms {
 		wg.Go(func() { fail(m.CloseTerminal(ctx, t.id)) })
 	}
+	m.stopTracker()
 	if stopServers {
 		for _, d := range devs {
-			if !d.groupStarted() {
+			if !d.mayHaveProcesses() {
 				continue
 			}
 			wg.Go(func() { fail(m.StopDevServer(ctx, d.id, "")) })
 		}
 	}
 	wg.Wait()
+	// What is left running is recorded with the processes that left its
+	// session, for the next start.
+	m.trackOnce(nil)
 	fail(m.saveRecords())
 	// From now on the file is the next start's: a server left running that
 	// ends later (the runtime is on its way out) must stay recorded.

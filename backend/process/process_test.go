@@ -17,11 +17,21 @@ import (
 
 // childEnv switches the test binary into a child "runtime" that starts a
 // dev server with the RecordFile named by its value, prints "ready <id>
-// <pgid>" and blocks (see TestOrphanSweep).
-const childEnv = "MEITH_PROCESS_TEST_CHILD_RECORDS"
+// <pgid>" and blocks (see TestOrphanSweep). With childCommandsEnv (a JSON
+// list of commands) it starts those instead, prints "server <id> <pid>"
+// for each, waits until the RecordFile lists childEscapeesEnv escapees and
+// prints "ready" (see TestOrphanEscapees).
+const (
+	childEnv         = "MEITH_PROCESS_TEST_CHILD_RECORDS"
+	childCommandsEnv = "MEITH_PROCESS_TEST_CHILD_COMMANDS"
+	childEscapeesEnv = "MEITH_PROCESS_TEST_CHILD_ESCAPEES"
+)
 
 func TestMain(m *testing.M) {
 	if rec := os.Getenv(childEnv); rec != "" {
+		if cmds := os.Getenv(childCommandsEnv); cmds != "" {
+			os.Exit(childRuntimeCommands(rec, cmds))
+		}
 		os.Exit(childRuntime(rec))
 	}
 	os.Exit(m.Run())

@@ -6,10 +6,12 @@
 // stop_orphan_process, which the original lacked.
 //
 // The processes themselves are run by the engine ([process.Manager]): dev
-// servers in their own process group with their output kept as a ring of
-// numbered lines, terminals as real PTYs. attach_process_logs replays a dev
-// server's lines and then streams new ones as log events until the call is
-// cancelled (`meith devlogs` follows it until Ctrl+C).
+// servers in their own session and process group with their output kept as
+// a ring of numbered lines (at most 4 MiB), terminals as real PTYs.
+// get_process_logs answers at most 4 MiB (as JSON) and pages with `after`.
+// attach_process_logs replays a dev server's lines and then streams new
+// ones as log events of at most 64 KiB until the call is cancelled (`meith
+// devlogs` follows it until Ctrl+C).
 package processtools
 
 import (
