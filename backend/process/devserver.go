@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -59,9 +60,13 @@ type devProc struct {
 
 	mu            sync.Mutex // guards the fields below; taken before log.mu
 	state         DevServer
-	pgid          int
+	pgid          int // also its session id (it runs in a session of its own)
+	leaderStart   uint64
+	escapees      []procKey // members outside its session, seen by the tracker or a stop
+	tracked       bool      // started and not forgotten: the tracker looks at it
 	stopRequested bool
 	partial       [2][]byte
+	lines         [][]byte // consume's scratch
 	readersLeft   int
 	readersDone   chan struct{} // closed when both readers hit EOF
 	exited        chan struct{} // closed once the exit is recorded
@@ -75,10 +80,13 @@ func (d *devProc) info() DevServer {
 	return s
 }
 
-func (d *devProc) groupStarted() bool {
+// mayHaveProcesses reports whether the server started and was not yet
+// found to have no process left (then none can appear: a process carrying
+// its ProcessIDEnv is a descendant of one).
+func (d *devProc) mayHaveProcesses() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pgid != 0
+	return d.pgid != 0 && d.tracked
 }
 
 // StartDevServer starts a dev server (status starting, then running; a
@@ -105,6 +113,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	spec.Cwd = cwd
 	spec.Args = append([]string{}, spec.Args...)
 
+	id := protocol.NewID("dev")
 	var cmd *exec.Cmd
 	if len(spec.Args) == 0 {
 		cmd = exec.Command(userShell(), "-c", spec.Command)
@@ -112,14 +121,16 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 		cmd = exec.Command(spec.Command, spec.Args...)
 	}
 	cmd.Dir = cwd
-	cmd.Env = m.processEnv()
-	// Its own group (stopped as a whole); no Pdeathsig: it outlives a
-	// crashed runtime, and the next start finds it in the records.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Every descendant that keeps its environment carries the server's id.
+	cmd.Env = m.processEnv(ProcessIDEnv + "=" + id)
+	// Its own session, so its own group (stopped as a whole) and a session
+	// its `set -m` jobs stay in; no Pdeathsig: it outlives a crashed
+	// runtime, and the next start finds it in the records.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 
 	d := &devProc{
-		m: m, id: protocol.NewID("dev"), spec: spec,
-		log:         newLogRing(MaxLogEntries, 0),
+		m: m, id: id, spec: spec,
+		log:         newLogRing(MaxLogEntries, MaxLogBytes),
 		readersDone: make(chan struct{}),
 		exited:      make(chan struct{}),
 	}
@@ -134,6 +145,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	}
 	m.devs = append(m.devs, d)
 	pruned := m.pruneDevsLocked()
+	m.startTrackerLocked()
 	m.mu.Unlock()
 	for _, id := range pruned {
 		m.changed(KindDevServer, id)
@@ -166,6 +178,8 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	d.mu.Lock()
 	d.state.PID = pid
 	d.pgid = pid
+	d.leaderStart = procStartTime(pid)
+	d.tracked = true
 	d.state.Status = StatusRunning
 	d.readersLeft = 2
 	d.mu.Unlock()
@@ -232,6 +246,7 @@ func (d *devProc) spawnFailed(err error) {
 	d.log.add(StreamSystem, "failed to start: "+err.Error())
 	d.mu.Unlock()
 	d.log.end()
+	d.log.shrink(endedLogBytes)
 	close(d.exited)
 	d.m.logf("warn", "dev server %s failed to start: %v", d.id, err)
 	d.m.changed(KindDevServer, d.id)
@@ -261,22 +276,33 @@ func (d *devProc) read(f *os.File, stream int) {
 
 var streamNames = [2]string{StreamStdout, StreamStderr}
 
+// maxScratchLines bounds the line scratch a dev server keeps between reads.
+const maxScratchLines = 1024
+
 // consume adds the complete lines of data to the log and keeps the rest.
+// The lines of one read go into the log in one append (one timestamp);
+// the lines the ring would drop at once are counted but never copied.
 func (d *devProc) consume(stream int, data []byte) {
-	portFound := false
 	d.mu.Lock()
 	p := append(d.partial[stream], data...)
+	lines := d.lines[:0]
 	for {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			break
 		}
-		portFound = d.lineLocked(stream, p[:i]) || portFound
+		lines = append(lines, p[:i])
 		p = p[i+1:]
 	}
 	for len(p) > maxLineBytes {
-		portFound = d.lineLocked(stream, p[:maxLineBytes]) || portFound
+		lines = append(lines, p[:maxLineBytes])
 		p = p[maxLineBytes:]
+	}
+	portFound := d.linesLocked(stream, lines) // before p's array is reused
+	clear(lines)
+	d.lines = lines[:0]
+	if cap(lines) > maxScratchLines { // a flood of empty lines: do not keep its scratch
+		d.lines = nil
 	}
 	d.partial[stream] = append(d.partial[stream][:0], p...)
 	d.mu.Unlock()
@@ -285,28 +311,35 @@ func (d *devProc) consume(stream int, data []byte) {
 	}
 }
 
-// lineLocked logs one line (without its \r) and sniffs a port from it; it
-// reports whether this line gave the server its port.
-func (d *devProc) lineLocked(stream int, line []byte) bool {
-	line = bytes.TrimRight(line, "\r")
-	text := string(line)
-	d.log.add(streamNames[stream], text)
-	if d.state.Port != nil {
-		return false
+// linesLocked logs lines (each without its \r) and sniffs a port from
+// them; it reports whether they gave the server its port.
+func (d *devProc) linesLocked(stream int, lines [][]byte) bool {
+	found := false
+	for i, line := range lines {
+		line = bytes.TrimRight(line, "\r")
+		lines[i] = line
+		if d.state.Port == nil && mayAnnouncePort(line) {
+			if port, ok := sniffPortBytes(line); ok {
+				d.state.Port = &port
+				d.m.logf("info", "dev server %s: port %d", d.id, port)
+				found = true
+			}
+		}
 	}
-	if port, ok := sniffPort(text); ok {
-		d.state.Port = &port
-		d.m.logf("info", "dev server %s: port %d", d.id, port)
-		return true
+	skip := max(0, len(lines)-MaxLogEntries) // dropped by the ring at once
+	texts := make([]string, 0, len(lines)-skip)
+	for _, line := range lines[skip:] {
+		texts = append(texts, string(line))
 	}
-	return false
+	d.log.addLines(streamNames[stream], skip, texts)
+	return found
 }
 
 func (d *devProc) flushPartialLocked(stream int) bool {
 	if len(d.partial[stream]) == 0 {
 		return false
 	}
-	found := d.lineLocked(stream, d.partial[stream])
+	found := d.linesLocked(stream, [][]byte{d.partial[stream]})
 	d.partial[stream] = nil
 	return found
 }
@@ -339,15 +372,26 @@ func (d *devProc) wait(cmd *exec.Cmd) {
 	}
 	d.state.EndedAt = &now
 	d.log.add(StreamSystem, line)
-	pgid := d.pgid
 	d.mu.Unlock()
 	d.log.end()
+	d.log.shrink(endedLogBytes)
 	close(d.exited)
 	d.m.logf("info", "dev server %s %s", d.id, line)
 	d.m.changed(KindDevServer, d.id)
-	if !groupAlive(pgid) {
+	// Its record goes once none of its processes runs (escapees that
+	// outlive it keep it, for the tracker, a stop or the next start).
+	spec := d.memberSpec()
+	snap := newProcSnapshot()
+	if len(snap.members(spec, snap.markerScan(map[string]uint64{spec.id: spec.leaderStart}, nil)[spec.id])) == 0 {
 		d.m.forget(d.id)
 	}
+}
+
+// memberSpec says which processes are the server's.
+func (d *devProc) memberSpec() memberSpec {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return memberSpec{id: d.id, leader: d.pgid, leaderStart: d.leaderStart, pgid: d.pgid, sid: d.pgid, escapees: slices.Clone(d.escapees)}
 }
 
 // DevServers lists the dev servers, oldest first.
@@ -387,8 +431,10 @@ func (m *Manager) DevServerByCwd(cwd string) (DevServer, bool) {
 	return DevServer{}, false
 }
 
-// StopDevServer stops a dev server's whole process group: signal (default
-// SIGTERM), then SIGKILL after StopGrace. It returns when the group is gone.
+// StopDevServer stops a dev server's processes — its session (so its
+// process group), the processes that left it (tracked, or found by their
+// ProcessIDEnv) and their descendants: signal (default SIGTERM), then
+// SIGKILL after StopGrace. It returns when none is left.
 func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
 	d := m.dev(id)
 	if d == nil {
@@ -407,7 +453,7 @@ func (m *Manager) StopDevServer(ctx context.Context, id, signal string) error {
 	if pgid == 0 { // never started
 		return nil
 	}
-	if err := StopGroup(ctx, pgid, sig, stopGrace); err != nil {
+	if err := stopMembers(ctx, d.memberSpec(), sig, stopGrace); err != nil {
 		return fmt.Errorf("stop %s: %w", id, err)
 	}
 	select {

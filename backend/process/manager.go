@@ -1,7 +1,15 @@
 // Package process runs the processes meith manages: dev servers (in their
-// own process group, output split into a sequence-numbered ring of lines,
-// the first port sniffed from the output) and terminals (real PTYs running
-// the user's shell), and finds the ones an earlier runtime left behind.
+// own session and process group, output split into a sequence-numbered
+// ring of lines bounded by count and bytes, the first port sniffed from the
+// output) and terminals (real PTYs running the user's shell), and finds the
+// ones an earlier runtime left behind. Answers of a log ([Manager.LogPage],
+// the OutputHandler) are bounded in bytes and page with seqs.
+//
+// A dev server's processes are more than its group: its session (`set -m`
+// jobs), the descendants that left it (`setsid`; tracked with their start
+// times, and recorded for the next start) and every process carrying its
+// [ProcessIDEnv]. Stops, shutdown and the orphan sweep act on all of them;
+// a reused pid is never signalled.
 package process
 
 import (
@@ -38,6 +46,17 @@ const (
 
 // MaxLogEntries bounds each dev server's log ring (the original's).
 const MaxLogEntries = 5000
+
+// MaxLogBytes bounds the text a running dev server's log ring holds (a
+// line is at most 64 KiB, so 5,000 long lines would be 312 MiB): 4 MiB is
+// some 40,000 lines of 100 characters, more than MaxLogEntries ever keeps
+// of ordinary output.
+const MaxLogBytes = 4 << 20
+
+// endedLogBytes bounds the text an ended dev server's log ring keeps: up
+// to maxEndedDevServers of them stay listed, and their logs are only read
+// now (the reason it ended is at the end).
+const endedLogBytes = 256 << 10
 
 // StopGrace is how long a stop waits after SIGTERM before SIGKILL.
 const StopGrace = 5 * time.Second
@@ -90,6 +109,9 @@ type Manager struct {
 	recordsFrozen bool
 	own           map[string]record // records of this runtime's live groups
 	closed        bool
+	// trackStop and trackDone run the escapee tracker (see trackOnce);
+	// nil until the first dev server starts.
+	trackStop, trackDone chan struct{}
 
 	recMu sync.Mutex // serialises record file writes
 }
@@ -177,7 +199,8 @@ func (m *Manager) WaitLogs(ctx context.Context, id string, after int64) ([]LogEn
 }
 
 // Shutdown stops every terminal and, with stopServers, every dev server
-// (TERM, then KILL after StopGrace); servers left running stay recorded
+// with the processes that left its session (TERM, then KILL after
+// StopGrace); servers left running stay recorded, with those processes,
 // for the next start's sweep. Starts fail after it.
 func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 	m.mu.Lock()
@@ -201,15 +224,19 @@ func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 	for _, t := range terms {
 		wg.Go(func() { fail(m.CloseTerminal(ctx, t.id)) })
 	}
+	m.stopTracker()
 	if stopServers {
 		for _, d := range devs {
-			if !d.groupStarted() {
+			if !d.mayHaveProcesses() {
 				continue
 			}
 			wg.Go(func() { fail(m.StopDevServer(ctx, d.id, "")) })
 		}
 	}
 	wg.Wait()
+	// What is left running is recorded with the processes that left its
+	// session, for the next start.
+	m.trackOnce(nil)
 	fail(m.saveRecords())
 	// From now on the file is the next start's: a server left running that
 	// ends later (the runtime is on its way out) must stay recorded.

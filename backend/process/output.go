@@ -18,15 +18,19 @@ var outputPollWait = 2 * time.Second
 
 // outputResponse is the OutputHandler's answer.
 type outputResponse struct {
-	Entries []LogEntry `json:"entries"`
-	NextSeq int64      `json:"nextSeq"`
-	Status  string     `json:"status"`
+	Entries   []LogEntry `json:"entries"`
+	NextSeq   int64      `json:"nextSeq"`
+	Status    string     `json:"status"`
+	Truncated bool       `json:"truncated,omitempty"`
 }
 
 // OutputHandler serves the window's log and terminal views:
 // GET /_meith/process/<id>/output?after=<seq> answers
 // {"entries":[LogEntry…],"nextSeq":N,"status":"running"} as soon as there
 // are entries after seq, or after ~2 s with none; 404 for an unknown id.
+// One answer holds at most 1 MiB of entries (as JSON), the oldest after
+// seq: when more are held it adds "truncated":true and gives as nextSeq the
+// seq after its last entry, so the next request goes on from there.
 // It expects the full path (mount it at OutputPath on a ServeMux).
 func (m *Manager) OutputHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,11 +66,15 @@ func (m *Manager) OutputHandler() http.Handler {
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return // the client went away
 		}
+		entries, truncated := fitJSON(entries, outputPageBytes, false)
+		if truncated {
+			next = entries[len(entries)-1].Seq + 1
+		}
 		if entries == nil {
 			entries = []LogEntry{}
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(outputResponse{Entries: entries, NextSeq: next, Status: status()})
+		_ = json.NewEncoder(w).Encode(outputResponse{Entries: entries, NextSeq: next, Status: status(), Truncated: truncated})
 	})
 }
 

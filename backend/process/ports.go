@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The original's port patterns, tried in order on a line with its ANSI
@@ -19,6 +20,41 @@ var portPatterns = []*regexp.Regexp{
 
 // ansiCodes matches CSI and OSC escape sequences.
 var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
+
+// maxSniffBytes bounds the part of a line sniffed for a port (a line
+// announcing one is short; a flood's long lines are not searched whole).
+const maxSniffBytes = 4 << 10
+
+// mayAnnouncePort is a quick test that rejects most lines sniffPort would
+// find no port in (every pattern has ":" or "port" before the digits,
+// maybe with an escape code between): a ":" followed by a digit or ESC,
+// or "port" (any case) followed by ":", " " or ESC.
+func mayAnnouncePort(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		switch c := b[i]; {
+		case c == ':':
+			if n := b[i+1]; n >= '0' && n <= '9' || n == 0x1b {
+				return true
+			}
+		case c|0x20 == 'p' && i+4 < len(b) && b[i+1]|0x20 == 'o' && b[i+2]|0x20 == 'r' && b[i+3]|0x20 == 't':
+			if n := b[i+4]; n == ':' || n == ' ' || n == 0x1b {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sniffPortBytes is sniffPort on the first maxSniffBytes of a line, when
+// they are UTF-8 text (a flood of binary output is not searched).
+func sniffPortBytes(line []byte) (int, bool) {
+	head := line[:min(len(line), maxSniffBytes)]
+	head = head[:completeUTF8(head)]
+	if !utf8.Valid(head) {
+		return 0, false
+	}
+	return sniffPort(string(head))
+}
 
 // sniffPort finds a dev server's port in a line of its output.
 func sniffPort(line string) (int, bool) {

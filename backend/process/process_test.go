@@ -17,11 +17,21 @@ import (
 
 // childEnv switches the test binary into a child "runtime" that starts a
 // dev server with the RecordFile named by its value, prints "ready <id>
-// <pgid>" and blocks (see TestOrphanSweep).
-const childEnv = "MEITH_PROCESS_TEST_CHILD_RECORDS"
+// <pgid>" and blocks (see TestOrphanSweep). With childCommandsEnv (a JSON
+// list of commands) it starts those instead, prints "server <id> <pid>"
+// for each, waits until the RecordFile lists childEscapeesEnv escapees and
+// prints "ready" (see TestOrphanEscapees).
+const (
+	childEnv         = "MEITH_PROCESS_TEST_CHILD_RECORDS"
+	childCommandsEnv = "MEITH_PROCESS_TEST_CHILD_COMMANDS"
+	childEscapeesEnv = "MEITH_PROCESS_TEST_CHILD_ESCAPEES"
+)
 
 func TestMain(m *testing.M) {
 	if rec := os.Getenv(childEnv); rec != "" {
+		if cmds := os.Getenv(childCommandsEnv); cmds != "" {
+			os.Exit(childRuntimeCommands(rec, cmds))
+		}
 		os.Exit(childRuntime(rec))
 	}
 	os.Exit(m.Run())
@@ -133,6 +143,20 @@ func TestSniffPort(t *testing.T) {
 		got, ok := sniffPort(c.line)
 		if (c.want == 0) == ok || got != c.want {
 			t.Errorf("sniffPort(%q) = %d, %v; want %d", c.line, got, ok, c.want)
+		}
+		// The dev server's path: the quick test, then the line's head.
+		got, ok = 0, false
+		if mayAnnouncePort([]byte(c.line)) {
+			got, ok = sniffPortBytes([]byte(c.line))
+		}
+		if (c.want == 0) == ok || got != c.want {
+			t.Errorf("mayAnnouncePort+sniffPortBytes(%q) = %d, %v; want %d", c.line, got, ok, c.want)
+		}
+	}
+	// Binary output is not searched; a long line only at its head.
+	for _, line := range []string{"\xff\xfe http://localhost:3000/", strings.Repeat("x", maxSniffBytes) + " http://localhost:3000/"} {
+		if port, ok := sniffPortBytes([]byte(line)); ok {
+			t.Errorf("sniffPortBytes(%.20q…) = %d", line, port)
 		}
 	}
 }

@@ -21,8 +21,9 @@ type ProcessNode struct {
 	Children []ProcessNode `json:"children"`
 }
 
-// ProcessInfo is one managed process with its OS subtree and the TCP ports
-// its subtree listens on.
+// ProcessInfo is one managed process with its OS subtree (the leader's;
+// once it is gone, the first remaining process's) and the TCP ports its
+// processes listen on (also those that left its session).
 type ProcessInfo struct {
 	Kind    string       `json:"kind"` // dev-server | terminal | orphan
 	ID      string       `json:"id"`
@@ -37,6 +38,7 @@ type ProcessInfo struct {
 // procStat is what /proc/<pid>/stat tells about a process.
 type procStat struct {
 	pid, ppid, pgid int
+	sid             int // session
 	state           byte
 	comm            string
 	startTime       uint64 // field 22: clock ticks after boot
@@ -63,6 +65,7 @@ func parseStat(pid int, s string) (procStat, bool) {
 	st := procStat{pid: pid, comm: s[open+1 : end], state: f[0][0]}
 	st.ppid, _ = strconv.Atoi(f[1])
 	st.pgid, _ = strconv.Atoi(f[2])
+	st.sid, _ = strconv.Atoi(f[3])
 	st.startTime, _ = strconv.ParseUint(f[19], 10, 64)
 	return st, true
 }
@@ -185,6 +188,7 @@ type procSnapshot struct {
 	procs    map[int]procStat
 	children map[int][]int
 	listen   map[uint64]int // socket inode → port; read lazily
+	self     map[int]bool   // the runtime and its ancestors; built lazily
 }
 
 func newProcSnapshot() *procSnapshot {
@@ -223,42 +227,6 @@ func (s *procSnapshot) build(st procStat, all, seen map[int]bool) ProcessNode {
 		}
 	}
 	return n
-}
-
-// groupRoots are the live members of pgid whose parent is outside it.
-func (s *procSnapshot) groupRoots(pgid int) []int {
-	var roots []int
-	for pid, st := range s.procs {
-		if st.pgid != pgid || st.state == 'Z' {
-			continue
-		}
-		if parent, ok := s.procs[st.ppid]; ok && parent.pgid == pgid {
-			continue
-		}
-		roots = append(roots, pid)
-	}
-	slices.Sort(roots)
-	return roots
-}
-
-// groupTree is the subtree of leader or, once it is gone, of the group's
-// first root, with the ports of every root's subtree.
-func (s *procSnapshot) groupTree(leader, pgid int) (*ProcessNode, []int) {
-	if t, ports := s.tree(leader); t != nil || pgid <= 0 {
-		return t, ports
-	}
-	var first *ProcessNode
-	all := map[int]bool{}
-	for _, r := range s.groupRoots(pgid) {
-		t, ports := s.tree(r)
-		if first == nil {
-			first = t
-		}
-		for _, p := range ports {
-			all[p] = true
-		}
-	}
-	return first, sortedPorts(all)
 }
 
 func (s *procSnapshot) ports(pid int) []int {
@@ -301,10 +269,14 @@ func command(st procStat) string {
 func (m *Manager) Processes() []ProcessInfo {
 	snap := newProcSnapshot()
 	out := []ProcessInfo{}
-	for _, d := range m.DevServers() {
+	m.mu.Lock()
+	devs := slices.Clone(m.devs)
+	m.mu.Unlock()
+	for _, dp := range devs {
+		d := dp.info()
 		pi := ProcessInfo{Kind: KindDevServer, ID: d.ID, PID: d.PID, Cwd: d.Cwd, Command: commandLine(DevSpec{Command: d.Command, Args: d.Args}), Status: d.Status, Ports: []int{}}
 		if d.PID > 0 {
-			pi.Tree, pi.Ports = snap.groupTree(d.PID, d.PID)
+			pi.Tree, pi.Ports = snap.memberTree(d.PID, snap.members(dp.memberSpec(), nil))
 		}
 		out = append(out, pi)
 	}
@@ -317,7 +289,7 @@ func (m *Manager) Processes() []ProcessInfo {
 	}
 	for _, o := range m.liveOrphans(snap) {
 		pi := ProcessInfo{Kind: KindOrphan, ID: o.ID, PID: o.PID, Cwd: o.Cwd, Command: o.Command, Status: StatusRunning}
-		pi.Tree, pi.Ports = snap.groupTree(o.PID, o.PGID)
+		pi.Tree, pi.Ports = snap.memberTree(o.PID, snap.members(o.memberSpec(), nil))
 		out = append(out, pi)
 	}
 	return out

@@ -13,7 +13,8 @@ import (
 	"github.com/meith-dev/meith/backend/atomicfile"
 )
 
-// Orphan is a process group an earlier runtime started and left running.
+// Orphan is a process group (with, for a dev server, the processes that
+// left it) an earlier runtime started and left running.
 type Orphan struct {
 	ID        string `json:"id"`
 	Kind      string `json:"kind"` // dev-server | terminal
@@ -36,6 +37,12 @@ type record struct {
 	// StartTime is /proc/<pid>/stat field 22 of the leader, to tell a
 	// reused pid apart.
 	StartTime uint64 `json:"startTime"`
+	// SID is the session of a dev server (its pid: it runs in a session of
+	// its own); 0 for a terminal and records of older runtimes.
+	SID int `json:"sid,omitempty"`
+	// Escapees are processes of a dev server outside its session (they
+	// called setsid), as its runtime last saw them.
+	Escapees []procKey `json:"escapees,omitempty"`
 	// RuntimePID and RuntimeStartTime identify the runtime that started it.
 	RuntimePID       int    `json:"runtimePid"`
 	RuntimeStartTime uint64 `json:"runtimeStartTime,omitempty"`
@@ -56,9 +63,21 @@ func (r record) orphan() Orphan {
 	return Orphan{ID: r.ID, Kind: r.Kind, PID: r.PID, PGID: r.PGID, Cwd: r.Cwd, Command: r.Command, StartedAt: r.StartedAt}
 }
 
-// sweep reads the RecordFile: the groups of dead runtimes that still run
-// (the same processes: same start time) become orphans; the rest is
-// dropped, and the file rewritten.
+// memberSpec says which processes are the record's: a terminal's group; a
+// dev server's session and group, escapees and marked processes.
+func (r record) memberSpec() memberSpec {
+	spec := memberSpec{leader: r.PID, leaderStart: r.StartTime, pgid: r.PGID}
+	if r.Kind == KindDevServer {
+		spec.id, spec.sid, spec.escapees = r.ID, r.SID, slices.Clone(r.Escapees)
+	}
+	return spec
+}
+
+// sweep reads the RecordFile: the records of dead runtimes whose
+// processes still run (the same processes: same start time; for a dev
+// server also the processes that left its session, recorded or carrying
+// its ProcessIDEnv) become orphans; the rest is dropped, and the file
+// rewritten.
 func (m *Manager) sweep() {
 	b, err := os.ReadFile(m.opts.RecordFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -70,7 +89,8 @@ func (m *Manager) sweep() {
 			m.logf("warn", "process records %s unreadable, starting afresh: %v", m.opts.RecordFile, err)
 		}
 	}
-	snap := newProcSnapshot()
+	var left []record
+	ids := map[string]uint64{} // dev servers → leader start, for the marker scan
 	for _, r := range doc.Processes {
 		if r.PGID <= 0 || r.RuntimePID == selfPID {
 			continue
@@ -82,35 +102,30 @@ func (m *Manager) sweep() {
 			m.foreignOwner = r.RuntimePID
 			continue
 		}
-		if !snap.groupAlive(r.PGID) {
-			continue
+		left = append(left, r)
+		if r.Kind == KindDevServer {
+			ids[r.ID] = r.StartTime
 		}
-		// The leader, if still there, must be the same process; once it is
-		// gone the group id cannot be reused while members remain.
-		if st, ok := snap.procs[r.PID]; ok && st.state != 'Z' && r.StartTime != 0 && st.startTime != r.StartTime {
-			continue
-		}
-		m.orphans = append(m.orphans, r)
-		m.logf("info", "orphan %s %s (pgid %d) left by runtime %d: %s", r.Kind, r.ID, r.PGID, r.RuntimePID, r.Command)
 	}
 	if m.foreignOwner != 0 {
 		m.logf("warn", "process records %s belong to the running runtime %d: this one keeps none", m.opts.RecordFile, m.foreignOwner)
-		m.orphans = nil
 		return
+	}
+	snap := newProcSnapshot()
+	marked := snap.markerScan(ids, nil)
+	for _, r := range left {
+		spec := r.memberSpec()
+		members := snap.members(spec, marked[r.ID])
+		if len(members) == 0 {
+			continue
+		}
+		r.Escapees, _ = mergeEscapees(snap.liveEscapees(r.Escapees), escapeesOf(spec, members))
+		m.orphans = append(m.orphans, r)
+		m.logf("info", "orphan %s %s (pgid %d, %d processes) left by runtime %d: %s", r.Kind, r.ID, r.PGID, len(members), r.RuntimePID, r.Command)
 	}
 	if err := m.saveRecords(); err != nil {
 		m.logf("warn", "process records: %v", err)
 	}
-}
-
-// groupAlive reports whether the snapshot holds a live member of pgid.
-func (s *procSnapshot) groupAlive(pgid int) bool {
-	for _, st := range s.procs {
-		if st.pgid == pgid && st.state != 'Z' && st.state != 'X' {
-			return true
-		}
-	}
-	return false
 }
 
 // remember records a group this runtime started.
@@ -119,6 +134,9 @@ func (m *Manager) remember(r record) {
 		return
 	}
 	r.RuntimePID, r.RuntimeStartTime = selfPID, selfStartTime
+	if r.Kind == KindDevServer {
+		r.SID = r.PGID // it runs in a session of its own
+	}
 	m.mu.Lock()
 	m.own[r.ID] = r
 	m.mu.Unlock()
@@ -127,10 +145,15 @@ func (m *Manager) remember(r record) {
 	}
 }
 
-// forget drops the record of a group that is gone. It writes the file
-// even when another goroutine dropped the record first, so the file is
-// up to date when it returns.
+// forget drops the record of a process whose processes are all gone (and
+// stops tracking it). It writes the file even when another goroutine
+// dropped the record first, so the file is up to date when it returns.
 func (m *Manager) forget(id string) {
+	if d := m.dev(id); d != nil {
+		d.mu.Lock()
+		d.tracked = false
+		d.mu.Unlock()
+	}
 	if m.opts.RecordFile == "" {
 		return
 	}
@@ -170,24 +193,25 @@ func (m *Manager) saveRecords() error {
 // Orphans returns the process groups an earlier runtime left running
 // (read from RecordFile at New) that still run.
 func (m *Manager) Orphans() []Orphan {
-	return m.liveOrphans(newProcSnapshot())
-}
-
-func (m *Manager) liveOrphans(snap *procSnapshot) []Orphan {
-	m.mu.Lock()
-	recs := slices.Clone(m.orphans)
-	m.mu.Unlock()
 	out := []Orphan{}
-	for _, r := range recs {
-		if snap.groupAlive(r.PGID) {
-			out = append(out, r.orphan())
-		}
+	for _, r := range m.liveOrphans(newProcSnapshot()) {
+		out = append(out, r.orphan())
 	}
 	return out
 }
 
-// StopOrphan stops an orphan's process group (TERM, then KILL after
-// StopGrace) and forgets it.
+// liveOrphans are the records of the orphans with a process left.
+func (m *Manager) liveOrphans(snap *procSnapshot) []record {
+	m.mu.Lock()
+	recs := slices.Clone(m.orphans)
+	m.mu.Unlock()
+	return slices.DeleteFunc(recs, func(r record) bool { return len(snap.members(r.memberSpec(), nil)) == 0 })
+}
+
+// StopOrphan stops an orphan's processes (a terminal's group; a dev
+// server's session, group, escapees and the processes carrying its
+// ProcessIDEnv, with their descendants): TERM, then KILL after StopGrace.
+// Then it forgets it.
 func (m *Manager) StopOrphan(ctx context.Context, id string) error {
 	m.mu.Lock()
 	i := slices.IndexFunc(m.orphans, func(r record) bool { return r.ID == id })
@@ -199,7 +223,7 @@ func (m *Manager) StopOrphan(ctx context.Context, id string) error {
 	if i < 0 {
 		return &unknownError{id: id}
 	}
-	if err := StopGroup(ctx, r.PGID, syscall.SIGTERM, stopGrace); err != nil {
+	if err := stopMembers(ctx, r.memberSpec(), syscall.SIGTERM, stopGrace); err != nil {
 		return fmt.Errorf("stop orphan %s: %w", id, err)
 	}
 	m.mu.Lock()

@@ -7,15 +7,20 @@ import (
 )
 
 // logRing holds a process's recent output: LogEntries with consecutive
-// seqs from 1, bounded by a count (dev servers) or by the bytes of their
-// text (terminals). Waiters are woken on every append and at the end.
+// seqs from 1, bounded by a count and by the bytes of their text (at least
+// the newest entry is always held). Waiters are woken on every append and
+// at the end.
+//
+// Every entry's text is a string of its own (copied out of the reader's
+// buffer), so dropping an entry frees its bytes: nothing pins a larger
+// buffer.
 type logRing struct {
 	mu         sync.Mutex
 	entries    []LogEntry // entries[head:] are held
 	head       int
 	maxEntries int // 0: unbounded
 	maxBytes   int // 0: unbounded
-	bytes      int
+	bytes      int // text bytes held
 	nextSeq    int64
 	ended      bool
 	wake       chan struct{} // closed (and replaced) when watched and changed
@@ -28,15 +33,25 @@ func newLogRing(maxEntries, maxBytes int) *logRing {
 
 // add appends an entry and wakes the waiters.
 func (r *logRing) add(stream, text string) {
+	r.addLines(stream, 0, []string{text})
+}
+
+// addLines appends entries with one timestamp, after skipping `skipped`
+// seqs (lines the ring would drop at once, never held), and wakes the
+// waiters.
+func (r *logRing) addLines(stream string, skipped int, texts []string) {
+	if skipped == 0 && len(texts) == 0 {
+		return
+	}
+	ts := time.Now().UnixMilli()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.entries = append(r.entries, LogEntry{Seq: r.nextSeq, Stream: stream, Text: text, TS: time.Now().UnixMilli()})
-	r.nextSeq++
-	r.bytes += len(text)
-	for r.held() > 1 && ((r.maxEntries > 0 && r.held() > r.maxEntries) || (r.maxBytes > 0 && r.bytes > r.maxBytes)) {
-		r.bytes -= len(r.entries[r.head].Text)
-		r.entries[r.head] = LogEntry{}
-		r.head++
+	r.nextSeq += int64(skipped)
+	for _, text := range texts {
+		r.entries = append(r.entries, LogEntry{Seq: r.nextSeq, Stream: stream, Text: text, TS: ts})
+		r.nextSeq++
+		r.bytes += len(text)
+		r.trimLocked()
 	}
 	if r.head >= 64 && r.head*2 >= len(r.entries) { // compact
 		n := copy(r.entries, r.entries[r.head:])
@@ -47,7 +62,24 @@ func (r *logRing) add(stream, text string) {
 	r.signal()
 }
 
+// trimLocked drops the oldest entries beyond the bounds, keeping at least
+// one.
+func (r *logRing) trimLocked() {
+	for r.held() > 1 && ((r.maxEntries > 0 && r.held() > r.maxEntries) || (r.maxBytes > 0 && r.bytes > r.maxBytes)) {
+		r.bytes -= len(r.entries[r.head].Text)
+		r.entries[r.head] = LogEntry{}
+		r.head++
+	}
+}
+
 func (r *logRing) held() int { return len(r.entries) - r.head }
+
+// heldBytes is the text bytes held.
+func (r *logRing) heldBytes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
 
 func (r *logRing) signal() {
 	if r.watched {
@@ -63,6 +95,21 @@ func (r *logRing) end() {
 	r.ended = true
 	r.signal()
 	r.mu.Unlock()
+}
+
+// shrink lowers the byte bound to maxBytes (for an ended process, whose
+// log is only read now), drops the oldest entries beyond it and moves the
+// held ones into a backing array of their own size, so the larger one is
+// freed.
+func (r *logRing) shrink(maxBytes int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.maxBytes == 0 || maxBytes < r.maxBytes {
+		r.maxBytes = maxBytes
+	}
+	r.trimLocked()
+	r.entries = append([]LogEntry(nil), r.entries[r.head:]...)
+	r.head = 0
 }
 
 // since returns copies of the held entries with a seq greater than after

@@ -6,10 +6,12 @@
 // stop_orphan_process, which the original lacked.
 //
 // The processes themselves are run by the engine ([process.Manager]): dev
-// servers in their own process group with their output kept as a ring of
-// numbered lines, terminals as real PTYs. attach_process_logs replays a dev
-// server's lines and then streams new ones as log events until the call is
-// cancelled (`meith devlogs` follows it until Ctrl+C).
+// servers in their own session and process group with their output kept as
+// a ring of numbered lines (at most 4 MiB), terminals as real PTYs.
+// get_process_logs answers at most 4 MiB (as JSON) and pages with `after`.
+// attach_process_logs replays a dev server's lines and then streams new
+// ones as log events of at most 64 KiB until the call is cancelled (`meith
+// devlogs` follows it until Ctrl+C).
 package processtools
 
 import (
@@ -100,7 +102,8 @@ type StopDevServerInput struct {
 // ProcessLogsInput is the input of get_process_logs.
 type ProcessLogsInput struct {
 	ProcessID string `json:"processId" jsonschema:"a dev server (dev_…) or terminal (term_…)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"only the newest N entries (default: all held, at most 5000 per dev server)" minimum:"1" maximum:"10000"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"only the newest N entries (default: all held, at most 5000 lines and 4 MiB per dev server)" minimum:"1" maximum:"10000"`
+	After     *int64 `json:"after,omitempty" jsonschema:"only entries with a greater seq, oldest first: to page on after a truncated answer, pass its last entry's seq (default: the newest entries)" minimum:"0"`
 }
 
 // AttachInput is the input of attach_process_logs.
@@ -138,10 +141,18 @@ type TreeResult struct {
 	Processes []process.ProcessInfo `json:"processes"`
 }
 
-// LogsResult is the result of get_process_logs.
+// LogsResult is the result of get_process_logs. One answer holds at most
+// process.MaxLogPageBytes of entries (as JSON): when more were asked for,
+// Truncated is set and Logs holds the newest that fit (without after) or
+// the oldest after `after` (with it); the entries left out can be asked for
+// with after.
 type LogsResult struct {
 	ProcessID string             `json:"processId"`
 	Logs      []process.LogEntry `json:"logs"`
+	// NextSeq is the seq the process's next entry will get.
+	NextSeq int64 `json:"nextSeq"`
+	// Truncated says entries asked for were left out to bound the answer.
+	Truncated bool `json:"truncated"`
 }
 
 // AttachResult is the result of attach_process_logs once it is cancelled.
@@ -309,16 +320,23 @@ func Register(r *registry.Registry, d Deps) {
 			return OrphanResult{ID: in.ID, Stopped: true}, nil
 		})
 
-	registry.Register(r, registry.Tool{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id.", Capabilities: readOnly},
+	registry.Register(r, registry.Tool{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after).", Capabilities: readOnly},
 		func(ctx context.Context, call *registry.Call, in ProcessLogsInput) (LogsResult, error) {
 			if err := required("processId", in.ProcessID); err != nil {
 				return LogsResult{}, err
 			}
-			logs, _, err := m.Logs(in.ProcessID, 0, in.Limit)
+			q := process.LogQuery{Limit: in.Limit, Newest: true}
+			if in.After != nil {
+				if *in.After < 0 {
+					return LogsResult{}, validationError("after", "after must be a seq of 0 or more")
+				}
+				q.After, q.Newest = *in.After, false
+			}
+			page, err := m.LogPage(in.ProcessID, q)
 			if err != nil {
 				return LogsResult{}, engineError(err, unknownProcess(in.ProcessID))
 			}
-			return LogsResult{ProcessID: in.ProcessID, Logs: orEmpty(logs)}, nil
+			return LogsResult{ProcessID: in.ProcessID, Logs: orEmpty(page.Entries), NextSeq: page.NextSeq, Truncated: page.Truncated}, nil
 		})
 
 	registry.Register(r, registry.Tool{Name: "attach_process_logs", Description: "Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd.", Capabilities: readOnly, Timeout: AttachTimeout},

@@ -474,3 +474,58 @@ func TestAttachNewestByCwd(t *testing.T) {
 		t.Errorf("attach below the server's folder = %+v, want no server (%s runs in its parent)", res, b.ID)
 	}
 }
+
+// TestProcessLogsBounded: get_process_logs on a server that printed 20 MB
+// as one line and 3 MB of random bytes without a newline (up to 6× as
+// JSON) answers at most 4 MiB per call, says so, and pages on with after.
+func TestProcessLogsBounded(t *testing.T) {
+	h := setup(t)
+	var srv process.DevServer
+	h.ok("start_dev_server", `{"cwd":".","command":"head -c 20000000 /dev/zero | tr '\\0' a; echo; head -c 3000000 /dev/urandom | tr -d '\\n'; echo; echo flood-done; exec sleep 30"}`, &srv)
+	deadline := time.Now().Add(2 * time.Minute) // bounds a hang; not a timing assertion
+	for {
+		logs, _, _ := h.m.Logs(srv.ID, 0, 1)
+		if len(logs) == 1 && logs[0].Text == "flood-done" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for the flood")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	const bound = process.MaxLogPageBytes + 1024
+	res := h.call("get_process_logs", `{"processId":"`+srv.ID+`"}`)
+	var logs processtools.LogsResult
+	if !res.OK || json.Unmarshal(res.Content, &logs) != nil {
+		t.Fatalf("get_process_logs = %.200s %+v", res.Content, res.Error)
+	}
+	if len(res.Content) > bound || !logs.Truncated || logs.Logs[len(logs.Logs)-1].Text != "flood-done" {
+		t.Fatalf("get_process_logs: %d bytes (bound %d, frame limit %d), truncated %v, %d entries", len(res.Content), bound, protocol.MaxFrameBytes, logs.Truncated, len(logs.Logs))
+	}
+	if logs.NextSeq != logs.Logs[len(logs.Logs)-1].Seq+1 {
+		t.Errorf("nextSeq %d, last seq %d", logs.NextSeq, logs.Logs[len(logs.Logs)-1].Seq)
+	}
+	// Paging from the start with after reaches the newest entry.
+	after, pages := int64(0), 0
+	for {
+		res := h.call("get_process_logs", fmt.Sprintf(`{"processId":%q,"after":%d}`, srv.ID, after))
+		var p processtools.LogsResult
+		if !res.OK || json.Unmarshal(res.Content, &p) != nil || len(p.Logs) == 0 {
+			t.Fatalf("page after %d = %.200s %+v", after, res.Content, res.Error)
+		}
+		if len(res.Content) > bound || p.Logs[0].Seq <= after {
+			t.Fatalf("page after %d: %d bytes, first seq %d", after, len(res.Content), p.Logs[0].Seq)
+		}
+		pages++
+		after = p.Logs[len(p.Logs)-1].Seq
+		if !p.Truncated {
+			break
+		}
+	}
+	if pages < 2 || after != logs.NextSeq-1 {
+		t.Errorf("%d pages ended after seq %d, want ≥ 2 pages up to %d", pages, after, logs.NextSeq-1)
+	}
+	if res := h.call("get_process_logs", `{"processId":"`+srv.ID+`","after":-1}`); res.OK || res.Error.Code != protocol.CodeValidation {
+		t.Errorf("after -1 = %+v, want VALIDATION_ERROR", res.Error)
+	}
+}
