@@ -11,6 +11,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/meith-dev/meith/backend/protocol"
@@ -109,6 +110,14 @@ type Options struct {
 	Audit      func(Outcome)
 	// DefaultTimeout replaces protocol.DefaultToolTimeoutMs when non-zero.
 	DefaultTimeout time.Duration
+	// Admit, when set, is asked whether a call of a tool with a capability
+	// other than read-only may run at all, after validation and before
+	// authorization (the instance refuses such calls while the audit log
+	// cannot be written). A non-nil error ends the call, which is audited
+	// like any other: a *protocol.ToolError keeps its code and message, any
+	// other error gives TOOL_FAILED with its text. It must not block for
+	// long: it runs on the caller's path.
+	Admit func(ctx context.Context, tool protocol.ToolDescriptor) error
 }
 
 // Call is the per-call handle passed to a tool's handler: who calls, and how
@@ -118,4 +127,12 @@ type Call struct {
 	Client    protocol.ClientInfo
 	Peer      *Peer
 	emit      func(protocol.Event)
+	notes     notes
+}
+
+// notes are the diagnostics a handler adds with [Call.Diagnose].
+type notes struct {
+	mu     sync.Mutex
+	list   []protocol.Diagnostic
+	closed bool
 }
