@@ -215,11 +215,13 @@ type GitSettings struct {
 }
 
 // IdentityProfile is a saved commit identity ("gitacct_…").
+// The maxLength tags bound the profiles set_app_settings takes (see
+// MaxIDLength and MaxNameLength).
 type IdentityProfile struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-	Name  string `json:"name"`
-	Email string `json:"email"`
+	ID    string `json:"id" maxLength:"256"`
+	Label string `json:"label" maxLength:"256"`
+	Name  string `json:"name" maxLength:"256"`
+	Email string `json:"email" maxLength:"256"`
 }
 
 // IdentityProfilePrefix is the id prefix of identity profiles.
