@@ -298,9 +298,10 @@ func Open(path string, opts Options) (*Store, error) {
 			}
 		}
 	}
-	s.status.Pending = s.gen > 0
 	if s.gen > 0 {
+		s.mu.Lock() // the timer may fire before AfterFunc returns
 		s.scheduleLocked(opts.Debounce)
+		s.mu.Unlock()
 	}
 	return s, nil
 }
