@@ -494,8 +494,8 @@ func (l *Log) failed(out [][]byte, from, keptEnd int, err error) {
 	}
 	l.mu.Unlock()
 	if l.failures == 1 {
-		l.report("audit: cannot write %s (%v); entries are kept in memory (up to %d MiB) and written when it works again, "+
-			"and calls that change something are refused meanwhile", l.file.Path(), err, l.maxRetained>>20)
+		l.report("audit: cannot write %s (%v); entries are kept in memory (up to %d MiB) and written when it works again",
+			l.file.Path(), err, l.maxRetained>>20)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package registry is the single choke point every tool call goes through:
 // the desktop renderer, the socket (CLI, plugins), agents and internal code
-// all call [Registry.Call], which validates arguments, asks the [Authorizer],
+// all call [Registry.Call], which validates arguments, may refuse a call
+// that changes something ([Options.Admit]), asks the [Authorizer],
 // applies the timeout, races the tool against cancellation, wraps the result
 // in a [protocol.ToolResult] and reports the outcome to the audit hook.
 //

@@ -462,12 +462,16 @@ func (s *Store) scheduleLocked(delay time.Duration) {
 	if s.timer != nil || s.closed || delay < 0 {
 		return
 	}
-	s.timer = time.AfterFunc(delay, func() {
-		s.mu.Lock()
-		s.timer = nil
+	var t *time.Timer
+	t = time.AfterFunc(delay, func() {
+		s.mu.Lock() // t is set: scheduleLocked held the lock
+		if s.timer == t {
+			s.timer = nil
+		}
 		s.mu.Unlock()
 		_ = s.Sync(context.Background()) // a failure is logged and retried
 	})
+	s.timer = t
 }
 
 // Sync waits until every change made before the call is in the file,
