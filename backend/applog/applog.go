@@ -103,6 +103,15 @@ func (l *Logger) Path() string {
 	return l.file.Path()
 }
 
+// WriteStatus says how the writes of logs.jsonl fare (the storage check of
+// app_health shows it).
+func (l *Logger) WriteStatus() jsonl.Status {
+	if l == nil {
+		return jsonl.Status{}
+	}
+	return l.file.Status()
+}
+
 // Write records e, filling ID, TS and a default level. Failures to write are
 // not reported: logging must never break a call.
 func (l *Logger) Write(e Entry) {

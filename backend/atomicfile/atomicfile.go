@@ -3,15 +3,20 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile replaces path with data: it writes a temporary file with mode
 // perm in the same directory (creating the directory 0700 if missing),
 // syncs it, renames it over path and syncs the directory so the rename is
-// durable. On failure path is untouched and no temporary file is left.
+// durable. On failure path is untouched and no temporary file is left,
+// except when only the directory's sync fails: path then holds data, which
+// may not survive a power loss, and the error says so. Filesystems that
+// cannot sync a directory (EINVAL, ENOTSUP) are not an error.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -38,9 +43,13 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		d.Sync()
-		d.Close()
+	d, err := os.Open(dir) // make the rename durable
+	if err != nil {
+		return fmt.Errorf("write %s: sync directory: %w", path, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("write %s: sync directory: %w", path, err)
 	}
 	return nil
 }

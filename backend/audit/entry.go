@@ -5,7 +5,9 @@
 // Wire it to the registry with registry.Options{Audit: log.Audit}. The log
 // writes in the background: [Log.Audit] only queues the outcome, and one
 // writer goroutine summarizes, encodes and appends what is queued in
-// batches.
+// batches. Entries a failed write could not store are kept and written
+// when the file works again; [Log.Writable] tells callers (the instance's
+// registry.Options.Admit) that the file cannot be written.
 package audit
 
 import (

@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/meith-dev/meith/backend/jsonl"
+	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -25,7 +29,74 @@ const (
 	// DefaultQueueLen is how many entries may wait for the writer before
 	// [Log.Record] blocks.
 	DefaultQueueLen = 4096
+	// DefaultMaxRetainedBytes bounds the entries kept in memory while the
+	// file cannot be written.
+	DefaultMaxRetainedBytes = 8 << 20
 )
+
+// Retry delays of the writer after a failed write: the first retry waits
+// retryInterval, each later one twice as long, up to maxRetryInterval.
+const (
+	retryInterval    = time.Second
+	maxRetryInterval = 30 * time.Second
+)
+
+// GapToolName is the toolName of the entry that records how many entries
+// were lost while the file could not be written (more than
+// Options.MaxRetainedBytes of them); it names no tool.
+const GapToolName = "audit_gap"
+
+// WriteError is the error of [Log.Writable] while audit.jsonl cannot be
+// written: the cause of the last failed write (errors.Is syscall.ENOSPC for
+// a full disk) and since when writes fail.
+type WriteError struct {
+	Path  string
+	Err   error
+	Since time.Time
+}
+
+// Error implements error.
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("audit log %s cannot be written: %s", e.Path, e.Reason())
+}
+
+// Unwrap returns the cause.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// Reason is the cause in the system's words ("no space left on device"),
+// without the paths of the wrapping errors.
+func (e *WriteError) Reason() string {
+	var errno syscall.Errno
+	if errors.As(e.Err, &errno) {
+		return errno.Error()
+	}
+	return e.Err.Error()
+}
+
+// IsWriteError reports whether err is (or wraps) a [*WriteError].
+func IsWriteError(err error) bool {
+	var we *WriteError
+	return errors.As(err, &we)
+}
+
+// WriteStatus is how the writes of audit.jsonl fare.
+type WriteStatus struct {
+	// Failing is true when the last write failed; LastError says why.
+	Failing bool
+	// LastError is the error of the last failed write, kept after later
+	// writes succeed; nil when none failed.
+	LastError error
+	// LastErrorAt is when LastError happened; FailingSince when the
+	// current run of failures began (zero when not failing).
+	LastErrorAt, FailingSince time.Time
+	// LastWriteAt is when entries were last written (zero: not yet).
+	LastWriteAt time.Time
+	// Retained is how many entries wait in memory for the file to work.
+	Retained int
+	// Lost is how many entries were dropped (over MaxRetainedBytes) and
+	// are not yet recorded by a gap entry.
+	Lost uint64
+}
 
 // ErrClosed is returned (or reported) for use of a closed [Log].
 var ErrClosed = errors.New("audit log is closed")
@@ -42,9 +113,16 @@ type Options struct {
 	// wait, [Log.Record] and [Log.Audit] block until the writer takes
 	// them (entries are never dropped); 0 means DefaultQueueLen.
 	QueueLen int
+	// MaxRetainedBytes bounds the entries kept in memory while the file
+	// cannot be written (0: DefaultMaxRetainedBytes); beyond it the oldest
+	// are dropped and counted, and a gap entry records how many once writes
+	// work again.
+	MaxRetainedBytes int
 	// Logf, when set, receives failures of [Log.Record], which never reach
-	// the tool call. Write failures are reported from the writer goroutine,
-	// so Logf must not wait for the writer (Flush, Tail, Clear, Close).
+	// the tool call: the first failed write of a run of failures, the first
+	// good write after it, and entries that could not be written before
+	// Close. They are reported from the writer goroutine, so Logf must not
+	// wait for the writer (Flush, Tail, Clear, Close).
 	Logf func(format string, args ...any)
 
 	// beforeWrite, when set, runs in the writer before each batch (tests
@@ -54,6 +132,13 @@ type Options struct {
 
 // Log is an append-only audit.jsonl bounded by compaction (a jsonl.File).
 // It is safe for concurrent use.
+//
+// A write that fails (a full disk) leaves nothing in the file (jsonl takes
+// a partial write back): the writer keeps the entries in memory (up to
+// MaxRetainedBytes), retries with back-off, and writes them first once the
+// file works again, so a passing failure loses no entry. Meanwhile
+// [Log.Writable] reports the failure, which the instance uses to refuse
+// calls that change something (see docs/decisions).
 //
 // Recording is asynchronous: [Log.Record] and [Log.Audit] put the entry or
 // outcome on a bounded queue and return; one writer goroutine builds the
@@ -80,6 +165,21 @@ type Log struct {
 	written uint64        // items the writer has finished with
 	closed  bool
 	exited  chan struct{} // closed when the writer has returned
+
+	failing  atomic.Bool // the last write failed (read without the lock by Writable)
+	retryDue bool        // the writer should try again now, queue or not
+	attempts uint64      // batches the writer has finished with
+	retry    *time.Timer // the next retry after a failed write
+	status   WriteStatus
+
+	// The writer's own: entries that could not be written, oldest first
+	// (copies), their bytes, the failures in a row, and entries dropped
+	// since the last gap entry.
+	maxRetained   int
+	retained      [][]byte
+	retainedBytes int
+	failures      int
+	lost          uint64
 }
 
 // item is one queued record: an outcome to build an entry from, or (from
@@ -105,6 +205,9 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.QueueLen <= 0 {
 		opts.QueueLen = DefaultQueueLen
 	}
+	if opts.MaxRetainedBytes <= 0 {
+		opts.MaxRetainedBytes = DefaultMaxRetainedBytes
+	}
 	f, err := jsonl.Open(path, jsonl.Options{MaxRecords: opts.MaxRecords, CompactFactor: opts.CompactFactor})
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
@@ -116,6 +219,7 @@ func Open(path string, opts Options) (*Log, error) {
 		beforeWrite: opts.beforeWrite,
 		wake:        make(chan struct{}, 1),
 		exited:      make(chan struct{}),
+		maxRetained: opts.MaxRetainedBytes,
 	}
 	l.linger = time.AfterFunc(time.Hour, l.poke)
 	l.linger.Stop()
@@ -144,9 +248,11 @@ func (l *Log) Audit(o registry.Outcome) {
 }
 
 // Record queues e to be appended as one JSON line. It does not wait for
-// the write, except when the queue is full. Failures are reported to
-// Options.Logf and otherwise dropped: auditing never fails a call. The
-// writer compacts the file when it has grown past the bound.
+// the write, except when the queue is full. Write failures never reach the
+// caller: the entry is kept and written once the file works again (see
+// [Log.Writable] and Options.MaxRetainedBytes), and the failure is
+// reported to Options.Logf. The writer compacts the file when it has grown
+// past the bound.
 func (l *Log) Record(e Entry) {
 	if l == nil {
 		return
@@ -207,24 +313,35 @@ func (l *Log) poke() {
 	}
 }
 
-// run is the writer: it takes everything queued, writes it as one batch,
-// and repeats until the log is closed and the queue is empty.
+// run is the writer: it takes everything queued, writes it as one batch
+// (after the entries a failed write left, if any), and repeats until the
+// log is closed and the queue is empty.
 func (l *Log) run() {
 	defer close(l.exited)
 	var buf []byte // the encoded batch, reused
 	var lines [][]byte
+	finalTry := false
 	for {
 		l.mu.Lock()
-		for len(l.queue) == 0 && !l.closed {
+		for len(l.queue) == 0 && !l.closed && !l.retryDue {
 			l.idle = true
 			l.mu.Unlock()
 			<-l.wake
 			l.mu.Lock()
 		}
 		l.idle = false
-		if len(l.queue) == 0 { // closed and drained
-			l.mu.Unlock()
-			return
+		retry := l.retryDue
+		l.retryDue = false
+		if len(l.queue) == 0 && !retry { // closed and drained
+			if len(l.retained) == 0 || finalTry {
+				l.mu.Unlock()
+				if n := len(l.retained); n > 0 {
+					l.report("audit: %d entries could not be written to %s before it was closed (%d lost before them)",
+						n, l.file.Path(), l.lost)
+				}
+				return
+			}
+			finalTry = true // one last try for the kept entries
 		}
 		batch := l.queue
 		l.queue, l.spare = l.spare[:0], nil
@@ -245,6 +362,8 @@ func (l *Log) run() {
 
 		l.mu.Lock()
 		l.written += uint64(len(batch))
+		l.attempts++
+		l.status.Retained, l.status.Lost = len(l.retained), l.lost
 		if cap(batch) <= 2*l.queueLen { // a full queue, give or take append's rounding
 			l.spare = batch[:0]
 		}
@@ -261,18 +380,16 @@ func (l *Log) run() {
 const maxKeptBuf = 4 << 20
 
 // write builds, encodes and appends the entries of batch with one write,
-// reporting failures. buf and lines are scratch space, returned for reuse.
+// after the entries earlier failures left (and a gap entry when some of
+// those were dropped), and deals with a failure. buf and lines are scratch
+// space, returned for reuse.
 func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte) {
-	firstID := ""
 	for i := range batch {
 		it := &batch[i]
 		e := it.entry
 		if e == nil {
 			built := entryAt(it.outcome, it.now)
 			e = &built
-		}
-		if i == 0 {
-			firstID = e.ID
 		}
 		buf = appendEntry(buf, e)
 	}
@@ -283,14 +400,169 @@ func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte)
 		lines = append(lines, buf[start:end])
 		start = end + 1
 	}
-	if err := l.file.AppendBatch(lines); err != nil {
-		if errors.Is(err, jsonl.ErrCompact) {
-			l.report("audit: compact %s: %v", l.file.Path(), err)
-		} else {
-			l.report("audit: record %d entries (%s…): %v", len(batch), firstID, err)
+	out, gap := lines, 0
+	if len(l.retained) > 0 || l.lost > 0 {
+		out = make([][]byte, 0, 1+len(l.retained)+len(lines))
+		if l.lost > 0 {
+			out = append(out, l.gapEntry())
+			gap = 1
 		}
+		out = append(append(out, l.retained...), lines...)
+	}
+	if len(out) == 0 {
+		return buf, lines
+	}
+	err := l.file.AppendBatch(out)
+	var ae *jsonl.AppendError
+	switch {
+	case err == nil || errors.Is(err, jsonl.ErrCompact):
+		if err != nil {
+			l.report("audit: compact %s: %v", l.file.Path(), err)
+		}
+		l.wrote(len(out) - len(lines) - gap)
+	case errors.As(err, &ae):
+		if gap > 0 && ae.Written > 0 {
+			l.lost = 0 // the gap entry made it
+		}
+		l.failed(out, max(gap, ae.Written), gap+len(l.retained), err)
+	default:
+		l.report("audit: record %d entries: %v", len(batch), err)
 	}
 	return buf, lines
+}
+
+// wrote records a good write that carried kept entries from earlier
+// failures.
+func (l *Log) wrote(kept int) {
+	failures, lost := l.failures, l.lost
+	l.retained, l.retainedBytes, l.failures, l.lost = nil, 0, 0, 0
+	l.failing.Store(false)
+	l.mu.Lock()
+	l.status.Failing = false
+	l.status.FailingSince = time.Time{}
+	l.status.LastWriteAt = time.Now()
+	if l.retry != nil {
+		l.retry.Stop()
+	}
+	l.mu.Unlock()
+	if failures > 0 {
+		l.report("audit: %s is written again (after %d failed writes): %d kept entries were written, %d were lost",
+			l.file.Path(), failures, kept, lost)
+	}
+}
+
+// failed keeps the lines of out from index from on, which did not reach
+// the file (those before keptEnd are kept lines already, the others are
+// copied out of the reused buffer), drops the oldest beyond maxRetained
+// (the newest is always kept), marks the log as failing, reports the first
+// failure of a run and arms a retry.
+func (l *Log) failed(out [][]byte, from, keptEnd int, err error) {
+	kept := make([][]byte, 0, len(out)-min(from, len(out)))
+	size := 0
+	for i := from; i < len(out); i++ {
+		line := out[i]
+		if i >= keptEnd {
+			line = bytes.Clone(line)
+		}
+		kept = append(kept, line)
+		size += len(line)
+	}
+	for len(kept) > 1 && size > l.maxRetained {
+		size -= len(kept[0])
+		kept[0] = nil
+		kept = kept[1:]
+		l.lost++
+	}
+	l.retained, l.retainedBytes = kept, size
+	l.failures++
+	l.failing.Store(true)
+	now := time.Now()
+	l.mu.Lock()
+	if !l.status.Failing {
+		l.status.FailingSince = now
+	}
+	l.status.Failing = true
+	l.status.LastError = err
+	l.status.LastErrorAt = now
+	if !l.closed {
+		delay := min(maxRetryInterval, retryInterval<<min(l.failures-1, 16))
+		if l.retry == nil {
+			l.retry = time.AfterFunc(delay, l.retryNow)
+		} else {
+			l.retry.Reset(delay)
+		}
+	}
+	l.mu.Unlock()
+	if l.failures == 1 {
+		l.report("audit: cannot write %s (%v); entries are kept in memory (up to %d MiB) and written when it works again",
+			l.file.Path(), err, l.maxRetained>>20)
+	}
+}
+
+// retryNow makes the writer try the kept entries again.
+func (l *Log) retryNow() {
+	l.mu.Lock()
+	l.retryDue = true
+	l.mu.Unlock()
+	l.poke()
+}
+
+// gapEntry is the encoded entry that records the entries lost while the
+// file could not be written.
+func (l *Log) gapEntry() []byte {
+	e := Entry{ID: protocol.NewID("audit"), TS: time.Now().UTC().Format(TimeLayout), Caller: protocol.CallerInternal,
+		ToolName: GapToolName, Capabilities: []string{}, Decision: DecisionAllow, ArgsSummary: "{}",
+		ResultSummary: fmt.Sprintf("%d audit entries were lost while %s could not be written", l.lost, filepath.Base(l.file.Path()))}
+	b := appendEntry(nil, &e)
+	return bytes.TrimSuffix(b, []byte{'\n'})
+}
+
+// Writable reports whether entries reach the file: nil when the last write
+// succeeded. While writes fail it makes the writer try the kept entries
+// again at once and waits for that attempt (or ctx), and returns a
+// [*WriteError] when it failed too. It is cheap when nothing failed.
+func (l *Log) Writable(ctx context.Context) error {
+	if l == nil || !l.failing.Load() {
+		return nil
+	}
+	l.mu.Lock()
+	target := l.attempts + 1
+	l.retryDue = true
+	l.mu.Unlock()
+	l.poke()
+	l.mu.Lock()
+	for l.attempts < target && !l.closed {
+		if l.done == nil {
+			l.done = make(chan struct{})
+		}
+		done := l.done
+		l.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return l.writeError()
+		}
+		l.mu.Lock()
+	}
+	l.mu.Unlock()
+	if l.failing.Load() {
+		return l.writeError()
+	}
+	return nil
+}
+
+// writeError is the WriteError of the current failure.
+func (l *Log) writeError() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &WriteError{Path: l.file.Path(), Err: l.status.LastError, Since: l.status.FailingSince}
+}
+
+// WriteStatus says how the writes of the file fare.
+func (l *Log) WriteStatus() WriteStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.status
 }
 
 // report sends a failure to Logf, if set.
@@ -415,6 +687,9 @@ func (l *Log) Close() error {
 	if l.room != nil { // callers waiting for room give up
 		close(l.room)
 		l.room = nil
+	}
+	if l.retry != nil {
+		l.retry.Stop()
 	}
 	l.mu.Unlock()
 	// The writer may be waiting for the linger timer rather than be idle:

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/meith-dev/meith/backend/agent"
@@ -167,7 +168,7 @@ func New(cfg Config) (*Instance, error) {
 		popts.Approvals = i.approvals
 	}
 	i.perms = permission.New(popts)
-	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome})
+	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome, Admit: i.admit})
 	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
 	}})
@@ -328,8 +329,12 @@ func (i *Instance) registerTools() {
 		Label:         i.cfg.Label,
 		State:         i.state,
 		CaptureWindow: i.cfg.CaptureWindow,
-		PersistDebugMode: func(enabled bool) error {
-			return i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil })
+		FileHealth:    i.fileHealth,
+		PersistDebugMode: func(ctx context.Context, enabled bool) error {
+			if err := i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil }); err != nil {
+				return err
+			}
+			return i.state.Sync(ctx)
 		},
 	})
 	spaces.Register(i.reg, spaces.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs, OnTerminalsReleased: i.closeTerminals})
@@ -408,6 +413,69 @@ func capsOrEmpty(c []protocol.Capability) []protocol.Capability {
 		return []protocol.Capability{}
 	}
 	return c
+}
+
+// auditProbeTimeout bounds how long a call that changes something waits
+// for the audit writer's retry while audit.jsonl cannot be written.
+const auditProbeTimeout = 2 * time.Second
+
+// admit refuses a call that changes something (any capability but
+// read-only) while audit.jsonl cannot be written, so that no such call runs
+// unaudited; read-only calls keep working. While writes fail, each such
+// call first makes the audit writer retry (a probe), so the first call
+// after the cause is gone runs. See
+// docs/decisions/2026-12-01-refuse-unauditable-calls.md.
+func (i *Instance) admit(ctx context.Context, tool protocol.ToolDescriptor) error {
+	ctx, cancel := context.WithTimeout(ctx, auditProbeTimeout)
+	defer cancel()
+	var we *audit.WriteError
+	if err := i.audit.Writable(ctx); !errors.As(err, &we) {
+		return nil
+	}
+	return &protocol.ToolError{Code: protocol.CodeToolFailed,
+		Message: fmt.Sprintf("%s was not run: the audit log cannot be written (%s); free space (or fix the cause) under %s "+
+			"and try again; read-only tools keep working", tool.Name, we.Reason(), i.paths.UserData),
+		Details: map[string]any{"reason": "audit_unwritable", "auditPath": we.Path,
+			"failingSince": we.Since.UTC().Format(time.RFC3339Nano)}}
+}
+
+// fileHealth says how the writes of state.json, audit.jsonl and logs.jsonl
+// fare, for the storage check of app_health.
+func (i *Instance) fileHealth() map[string]apptools.FileHealth {
+	st := i.state.WriteStatus()
+	sh := apptools.FileHealth{LastErrorAt: st.LastErrorAt, LastWriteAt: st.LastWriteAt,
+		Details: map[string]any{"unsavedChanges": st.Pending}}
+	if st.Failing {
+		sh.Error = errorReason(st.LastError)
+	}
+	if load := i.state.Loaded(); load.Backup != "" || len(load.Repairs) > 0 {
+		sh.Details["load"] = load
+	}
+	at := i.audit.WriteStatus()
+	ah := apptools.FileHealth{LastErrorAt: at.LastErrorAt, LastWriteAt: at.LastWriteAt,
+		Details: map[string]any{"entriesKeptInMemory": at.Retained, "entriesLost": at.Lost}}
+	if at.Failing {
+		ah.Error = errorReason(at.LastError)
+	}
+	lt := i.log.WriteStatus()
+	lh := apptools.FileHealth{LastErrorAt: lt.LastErrorAt, LastWriteAt: lt.LastWriteAt}
+	if lt.Failing {
+		lh.Error = errorReason(lt.LastError)
+	}
+	return map[string]apptools.FileHealth{"state": sh, "audit": ah, "logs": lh}
+}
+
+// errorReason is an error in the system's words ("no space left on
+// device"), without the paths of the wrapping errors.
+func errorReason(err error) string {
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &errno):
+		return errno.Error()
+	}
+	return err.Error()
 }
 
 // onOutcome audits every call and logs failures.

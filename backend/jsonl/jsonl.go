@@ -3,6 +3,12 @@
 // read backwards from the end, and compacted (temp file + rename) when it
 // grows past its bound.
 //
+// Every line of the file is a whole record. A write cut short (a full disk)
+// is taken back by truncating the file to where it was, so a failed append
+// adds nothing; a partial last line left by a crash is dropped on open (or
+// ended, when it is a whole JSON value). [File.Status] tells whether the
+// last append failed, with the error and when.
+//
 // The file is private to its user: it is created with mode 0600 (an existing
 // one is tightened to 0600) in a directory created with mode 0700. One
 // process owns a file: two processes appending to the same file would both
@@ -18,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Defaults of [Options].
@@ -66,16 +73,55 @@ type File struct {
 	f      *os.File // O_RDWR|O_APPEND; nil once closed
 	count  int      // newline-terminated lines in the file
 	retry  int      // after a failed compaction, the count to try again at
-	torn   bool     // a failed write left a partial last line
+	size   int64    // bytes in the file: the end of its last line
+	torn   bool     // a failed write left a partial last line it could not take back
 	buf    []byte   // the batch being written, reused
 	writes int      // write calls made, for tests
+	status Status
+}
+
+// Status is the outcome of a [File]'s appends: when the last one succeeded,
+// and the error of the last failed one.
+type Status struct {
+	// Failing is true when the last append failed (LastError is its error).
+	Failing bool
+	// LastError is the error of the last failed append, kept after later
+	// appends succeed; nil when none failed since Open.
+	LastError error
+	// LastErrorAt is when LastError happened.
+	LastErrorAt time.Time
+	// LastWriteAt is when an append last succeeded (zero: none yet).
+	LastWriteAt time.Time
+}
+
+// AppendError is the error of an append whose write failed. Written lines
+// of the batch reached the file: 0, unless the partial write could not be
+// taken back (then a later write starts on a new line, and the partial line
+// stays, skipped by readers). It unwraps to the write's error (errors.Is
+// syscall.ENOSPC for a full disk).
+type AppendError struct {
+	Path    string
+	Written int
+	Err     error
+}
+
+// Error implements error.
+func (e *AppendError) Error() string { return fmt.Sprintf("jsonl: append %s: %v", e.Path, e.Err) }
+
+// Unwrap returns the write's error.
+func (e *AppendError) Unwrap() error { return e.Err }
+
+// IsAppendError reports whether err is (or wraps) an [*AppendError].
+func IsAppendError(err error) bool {
+	var ae *AppendError
+	return errors.As(err, &ae)
 }
 
 // Open opens or creates path with mode 0600 (its directory 0700 when it has
 // to be created), fixes the mode of an existing file to 0600, counts its
-// lines so the bound holds across restarts, and ends a torn last line (left
-// by a crash in the middle of a write) so the next line starts on a line of
-// its own.
+// lines so the bound holds across restarts, and repairs a torn last line
+// (left by a crash in the middle of a write): a fragment is cut off, a whole
+// JSON value without its newline gets one.
 func Open(path string, opts Options) (*File, error) {
 	if opts.MaxRecords <= 0 {
 		opts.MaxRecords = DefaultMaxRecords
@@ -103,21 +149,34 @@ func Open(path string, opts Options) (*File, error) {
 	return j, nil
 }
 
-// init fixes the mode, counts the lines and ends a torn last line.
+// maxKeptFragment bounds the torn last line Open inspects: a longer one is
+// cut off without checking whether it is a whole JSON value.
+const maxKeptFragment = 1 << 20
+
+// init fixes the mode, counts the lines and repairs a torn last line.
 func (j *File) init() error {
 	if err := j.f.Chmod(0o600); err != nil {
 		return err
 	}
 	var (
-		buf  = make([]byte, chunkSize)
-		last byte
-		off  int64
+		buf    = make([]byte, chunkSize)
+		off    int64
+		lineAt int64  // where the last line starts
+		frag   []byte // the bytes after the last newline, up to maxKeptFragment
 	)
 	for {
 		n, err := j.f.ReadAt(buf, off)
 		if n > 0 {
-			j.count += bytes.Count(buf[:n], []byte{'\n'})
-			last = buf[n-1]
+			b := buf[:n]
+			j.count += bytes.Count(b, []byte{'\n'})
+			if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+				lineAt = off + int64(i) + 1
+				frag = frag[:0]
+				b = b[i+1:]
+			}
+			if len(frag)+len(b) <= maxKeptFragment {
+				frag = append(frag, b...)
+			}
 			off += int64(n)
 		}
 		if errors.Is(err, io.EOF) {
@@ -127,12 +186,23 @@ func (j *File) init() error {
 			return err
 		}
 	}
-	if off > 0 && last != '\n' {
+	j.size = off
+	if off == lineAt {
+		return nil
+	}
+	// A torn last line: keep it when it is a whole value, else cut it off.
+	if whole := bytes.TrimSpace(frag); off-lineAt <= maxKeptFragment && len(whole) > 0 && json.Valid(whole) {
 		if _, err := j.f.Write([]byte{'\n'}); err != nil {
 			return err
 		}
 		j.count++
+		j.size++
+		return nil
 	}
+	if err := j.f.Truncate(lineAt); err != nil {
+		return err
+	}
+	j.size = lineAt
 	return nil
 }
 
@@ -190,15 +260,13 @@ func (j *File) AppendBatch(lines [][]byte) error {
 	j.writes++
 	w, err := writeFile(j.f, buf)
 	if err != nil {
-		// Count what did reach the file, and remember a partial line.
-		j.count += bytes.Count(buf[:w], []byte{'\n'})
-		if w > 0 {
-			j.torn = buf[w-1] != '\n'
-		}
-		return fmt.Errorf("jsonl: append %s: %w", j.path, err)
+		return j.failedLocked(buf, w, err, n-len(lines))
 	}
 	j.torn = false
 	j.count += n
+	j.size += int64(len(buf))
+	j.status.Failing = false
+	j.status.LastWriteAt = time.Now()
 	if j.count > j.limit && j.count >= j.retry {
 		if err := j.compactLocked(); err != nil {
 			// Try again only after another round of growth.
@@ -208,6 +276,31 @@ func (j *File) AppendBatch(lines [][]byte) error {
 		j.retry = 0
 	}
 	return nil
+}
+
+// failedLocked handles a write of buf that failed after w bytes: it takes
+// them back by truncating the file to its size before the write, so the
+// file keeps only whole lines. When that fails too, it counts the lines
+// that reached the file and remembers a partial last line, so the next
+// write starts on a new line. prefix is 1 when buf starts with the newline
+// that ends an earlier partial line.
+func (j *File) failedLocked(buf []byte, w int, err error, prefix int) error {
+	j.status.Failing = true
+	j.status.LastError = err
+	j.status.LastErrorAt = time.Now()
+	ae := &AppendError{Path: j.path, Err: err}
+	if w <= 0 {
+		return ae
+	}
+	if terr := j.f.Truncate(j.size); terr == nil {
+		return ae
+	}
+	nl := bytes.Count(buf[:w], []byte{'\n'})
+	j.count += nl
+	j.size += int64(w)
+	j.torn = buf[w-1] != '\n'
+	ae.Written = max(0, nl-prefix)
+	return ae
 }
 
 // contiguous returns the bytes of lines with their newlines when they lie
@@ -232,6 +325,13 @@ func contiguous(lines [][]byte) []byte {
 		return nil
 	}
 	return lines[0][:total]
+}
+
+// Status returns the outcome of the appends so far.
+func (j *File) Status() Status {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.status
 }
 
 // Count returns the number of lines in the file.
@@ -322,7 +422,8 @@ func (j *File) Compact() error {
 
 // compactLocked rewrites the file with its newest j.max lines, atomically: a
 // 0600 temporary file in the same directory is written, synced and renamed
-// over it. A partial last line (see torn) is kept as it is.
+// over it. A partial last line (see torn) is kept as it is: the next append
+// ends it.
 func (j *File) compactLocked() error {
 	fi, err := j.f.Stat()
 	if err != nil {
@@ -368,6 +469,7 @@ func (j *File) compactLocked() error {
 	j.f.Close()
 	j.f = f
 	j.count = j.max
+	j.size = size - start
 	return nil
 }
 
@@ -418,7 +520,7 @@ func (j *File) Clear() error {
 	if err := j.f.Truncate(0); err != nil {
 		return fmt.Errorf("jsonl: clear %s: %w", j.path, err)
 	}
-	j.count, j.retry, j.torn = 0, 0, false
+	j.count, j.retry, j.torn, j.size = 0, 0, false, 0
 	return nil
 }
 

@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/meith-dev/meith/backend/fulldisk"
 )
 
 // open opens path with opts and closes it at the end of the test.
@@ -131,22 +134,35 @@ func TestTailSkipsMalformed(t *testing.T) {
 	}
 }
 
-// TestOpenEndsTornLine: a last line without its newline (a crash in the
-// middle of a write) is ended on open, so the next line is whole.
-func TestOpenEndsTornLine(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "x.jsonl")
-	os.WriteFile(p, []byte(`{"i":1}`+"\n"+`{"i":2,"to`), 0o600)
-	f := open(t, p, Options{})
-	if f.Count() != 2 {
-		t.Errorf("Count() after open = %d, want 2 (the torn line counts)", f.Count())
+// TestOpenRepairsTornLine: a last line without its newline (a crash in the
+// middle of a write) is dropped on open when it is a fragment, and ended
+// when it is a whole JSON value, so every line of the file is a record.
+func TestOpenRepairsTornLine(t *testing.T) {
+	tests := []struct {
+		name, content string
+		want          string // the file after open and Append({"i":3})
+		count         int    // Count() right after open
+	}{
+		{"fragment", `{"i":1}` + "\n" + `{"i":2,"to`, `{"i":1}` + "\n" + `{"i":3}` + "\n", 1},
+		{"whole value", `{"i":1}` + "\n" + `{"i":2}`, `{"i":1}` + "\n" + `{"i":2}` + "\n" + `{"i":3}` + "\n", 2},
+		{"only a fragment", `{"i":`, `{"i":3}` + "\n", 0},
+		{"blank tail", `{"i":1}` + "\n  ", `{"i":1}` + "\n" + `{"i":3}` + "\n", 1},
 	}
-	f.Append(map[string]int{"i": 3})
-	lines := fileLines(t, p)
-	if len(lines) != 3 || lines[2] != `{"i":3}` {
-		t.Errorf("file lines = %q, want the new record on a line of its own", lines)
-	}
-	if got, _ := f.Tail(0); fmt.Sprint(iOf(t, got)) != "[1 3]" {
-		t.Errorf("Tail(0) = %s, want [1 3]", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "x.jsonl")
+			os.WriteFile(p, []byte(tt.content), 0o600)
+			f := open(t, p, Options{})
+			if f.Count() != tt.count {
+				t.Errorf("Count() after open = %d, want %d", f.Count(), tt.count)
+			}
+			if err := f.Append(map[string]int{"i": 3}); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != tt.want {
+				t.Errorf("file after open and one append = %q, want %q", b, tt.want)
+			}
+		})
 	}
 }
 
@@ -376,31 +392,84 @@ func TestAppendBatch(t *testing.T) {
 	}
 }
 
-// TestFailedWriteLeavesNoTornLine: after a write cut short, the next write
-// starts on a new line, and the count stays true.
+// TestFailedWriteLeavesNoTornLine: a write cut short is taken back whole
+// (the file is truncated to where it was), so a failed AppendBatch adds
+// nothing, the count stays true and the next write is clean.
 func TestFailedWriteLeavesNoTornLine(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	f := open(t, p, Options{})
 	f.Append(rec(1, 0))
 	writeFile = func(file *os.File, b []byte) (int, error) {
 		n, _ := file.Write(b[:len(b)*2/3]) // one whole line and part of the next
-		return n, errors.New("no space left on device")
+		return n, syscall.ENOSPC
 	}
 	err := f.AppendBatch([][]byte{[]byte(`{"i":2}`), []byte(`{"i":3,"pad":"xxxxxxxxxxxxxxxx"}`)})
 	writeFile = (*os.File).Write
-	if err == nil {
-		t.Fatal("AppendBatch with a failing write = nil, want the error")
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("AppendBatch with a failing write = %v, want ENOSPC", err)
 	}
-	if f.Count() != 2 {
-		t.Errorf("Count() after a cut write = %d, want 2 (the whole lines)", f.Count())
+	if lines := fileLines(t, p); f.Count() != 1 || len(lines) != 1 {
+		t.Errorf("after a cut write: lines %q, Count() %d; want only the first record", lines, f.Count())
+	}
+	if st := f.Status(); st.LastError == nil || st.LastErrorAt.IsZero() || !st.Failing {
+		t.Errorf("Status() after a failed write = %+v, want the error, its time and Failing", st)
 	}
 	f.Append(rec(4, 0))
-	lines := fileLines(t, p)
-	if len(lines) != 4 || f.Count() != 4 || lines[3] != `{"i":4,"pad":""}` {
-		t.Errorf("file after the next append = %q (Count %d), want the cut line ended and the new one whole", lines, f.Count())
+	if got, _ := f.Tail(0); fmt.Sprint(iOf(t, got)) != "[1 4]" || f.Count() != 2 {
+		t.Errorf("Tail(0) = %s (Count %d), want [1 4]", got, f.Count())
 	}
-	if got, _ := f.Tail(0); fmt.Sprint(iOf(t, got)) != "[1 2 4]" {
-		t.Errorf("Tail(0) = %s, want [1 2 4]", got)
+	if st := f.Status(); st.Failing || st.LastWriteAt.IsZero() {
+		t.Errorf("Status() after a good write = %+v, want not failing", st)
+	}
+}
+
+// TestFullDisk: on a real filesystem that runs out of space, appends fail
+// with ENOSPC and leave no partial line, and once space is freed appends
+// work again and every line of the file is a whole record.
+func TestFullDisk(t *testing.T) {
+	dir := fulldisk.Mount(t, 1<<20)
+	p := filepath.Join(dir, "x.jsonl")
+	f := open(t, p, Options{})
+	for i := range 10 {
+		if err := f.Append(rec(i, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	free := fulldisk.Fill(t, dir)
+	// The file's last page may still have room for a few lines.
+	var err error
+	next := 10
+	for ; next < 1000 && err == nil; next++ {
+		err = f.Append(rec(next, 100))
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("appending to a full disk: %v after %d records, want ENOSPC", err, next)
+	}
+	written := next - 1 // the last one failed
+	b, _ := os.ReadFile(p)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		t.Errorf("after a failed append the file ends in a partial line: ...%q", b[max(0, len(b)-40):])
+	}
+	if f.Count() != written {
+		t.Errorf("Count() = %d, want %d", f.Count(), written)
+	}
+	if st := f.Status(); !st.Failing || !errors.Is(st.LastError, syscall.ENOSPC) {
+		t.Errorf("Status() on a full disk = %+v, want failing with ENOSPC", st)
+	}
+	free()
+	if err := f.Append(rec(next, 100)); err != nil {
+		t.Fatalf("append after freeing space: %v", err)
+	}
+	for i, l := range fileLines(t, p) {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("line %d is not a whole record: %q", i+1, l)
+		}
+	}
+	if got, _ := f.Tail(0); len(got) != written+1 || f.Count() != written+1 {
+		t.Errorf("records after recovery = %d (Count %d), want %d", len(got), f.Count(), written+1)
+	}
+	if st := f.Status(); st.Failing {
+		t.Errorf("Status() after recovery = %+v, want not failing", st)
 	}
 }
 

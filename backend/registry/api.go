@@ -1,6 +1,7 @@
 // Package registry is the single choke point every tool call goes through:
 // the desktop renderer, the socket (CLI, plugins), agents and internal code
-// all call [Registry.Call], which validates arguments, asks the [Authorizer],
+// all call [Registry.Call], which validates arguments, may refuse a call
+// that changes something ([Options.Admit]), asks the [Authorizer],
 // applies the timeout, races the tool against cancellation, wraps the result
 // in a [protocol.ToolResult] and reports the outcome to the audit hook.
 //
@@ -11,6 +12,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/meith-dev/meith/backend/protocol"
@@ -116,6 +118,14 @@ type Options struct {
 	// MaxTimeout replaces protocol.MaxToolTimeoutMs as the hard cap of calls
 	// kept alive by their events, when non-zero.
 	MaxTimeout time.Duration
+	// Admit, when set, is asked whether a call of a tool with a capability
+	// other than read-only may run at all, after validation and before
+	// authorization (the instance refuses such calls while the audit log
+	// cannot be written). A non-nil error ends the call, which is audited
+	// like any other: a *protocol.ToolError keeps its code and message, any
+	// other error gives TOOL_FAILED with its text. It must not block for
+	// long: it runs on the caller's path.
+	Admit func(ctx context.Context, tool protocol.ToolDescriptor) error
 }
 
 // Call is the per-call handle passed to a tool's handler: who calls, and how
@@ -125,4 +135,12 @@ type Call struct {
 	Client    protocol.ClientInfo
 	Peer      *Peer
 	emit      func(protocol.Event)
+	notes     notes
+}
+
+// notes are the diagnostics a handler adds with [Call.Diagnose].
+type notes struct {
+	mu     sync.Mutex
+	list   []protocol.Diagnostic
+	closed bool
 }

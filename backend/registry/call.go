@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,10 +43,13 @@ type handlerResult struct {
 //     schema (unknown keys are refused with the closest known key); defaults
 //     are filled in and the result decoded strictly into the input type;
 //     failures give VALIDATION_ERROR with details {"issues":[{path,message}]};
-//  4. authorization: [Options.Authorizer], if set, decides with ctx (not
+//  4. admission: for a tool with a capability other than read-only,
+//     [Options.Admit], if set, may refuse the call (TOOL_FAILED, or the
+//     code of its *protocol.ToolError);
+//  5. authorization: [Options.Authorizer], if set, decides with ctx (not
 //     subject to the tool timeout); a *protocol.ToolError keeps its code, ctx
 //     ending gives CANCELLED, any other error PERMISSION_DENIED;
-//  5. execution: the handler runs in its own goroutine with a context that
+//  6. execution: the handler runs in its own goroutine with a context that
 //     ends at the timeout (req.Timeout, else Tool.Timeout, else
 //     Options.DefaultTimeout, else protocol.DefaultToolTimeoutMs), when ctx
 //     is cancelled or at shutdown; the timeout counts from the start or the
@@ -54,11 +58,12 @@ type handlerResult struct {
 //     protocol.MaxToolTimeoutMs, and at least the timeout); Call returns
 //     TIMEOUT, CANCELLED or RUNTIME_SHUTTING_DOWN at that moment even if the
 //     handler ignores its context, dropping its late result and events;
-//  6. handler errors: a *protocol.ToolError keeps its code, message and
+//  7. handler errors: a *protocol.ToolError keeps its code, message and
 //     details, a context error becomes TIMEOUT or CANCELLED, anything else
 //     (a panic included) TOOL_FAILED;
-//  7. success: an explicit envelope is returned as is, a raw value wrapped
-//     as {ok: true, content: value}.
+//  8. success: an explicit envelope is returned as is, a raw value wrapped
+//     as {ok: true, content: value}. Diagnostics the handler added with
+//     [Call.Diagnose] follow the envelope's own (on a failure too).
 //
 // Every outcome is passed to [Options.Audit] exactly once, synchronously,
 // before Call returns. Events reach req.Emit in order and never after Call
@@ -124,7 +129,18 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	stop := context.AfterFunc(r.shutdownCtx, func() { cancelCall(errShutdown) })
 	defer stop()
 
-	// 4. Authorization.
+	// 4. Admission of a call that changes something.
+	if r.opts.Admit != nil && !e.readOnly {
+		if err := r.opts.Admit(callCtx, e.desc); err != nil {
+			var te *protocol.ToolError
+			if errors.As(err, &te) && te.Code.Valid() {
+				return finish(protocol.ErrorResult(te.Code, te.Message, te.Details))
+			}
+			return finish(protocol.ErrorResult(protocol.CodeToolFailed, err.Error(), nil))
+		}
+	}
+
+	// 5. Authorization.
 	if a := r.opts.Authorizer; a != nil {
 		if res, ok := r.authorize(callCtx, a, e, req, args, em); !ok {
 			return finish(res)
@@ -134,7 +150,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		return finish(r.ended(callCtx, req.ToolName, 0))
 	}
 
-	// 5. Execution, raced against the timeout and cancellation. The
+	// 6. Execution, raced against the timeout and cancellation. The
 	// timeout is an idle timeout: each event the tool emits restarts it, up
 	// to the hard cap.
 	timeout := r.timeoutFor(e, req)
@@ -169,11 +185,17 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		}
 	}
 
-	// 6 and 7. The handler's error or result.
+	// 7 and 8. The handler's error or result, with its diagnostics.
+	var res protocol.ToolResult
 	if hr.err != nil {
-		return finish(r.handlerFailure(hctx, req.ToolName, timeout, hr.err))
+		res = r.handlerFailure(hctx, req.ToolName, timeout, hr.err)
+	} else {
+		res = wrapOutput(hr.out)
 	}
-	return finish(wrapOutput(hr.out))
+	if d := call.notes.take(); len(d) > 0 {
+		res.Diagnostics = append(slices.Clip(res.Diagnostics), d...)
+	}
+	return finish(res)
 }
 
 // authorize asks the authorizer, racing it against ctx. It returns ok false
@@ -401,6 +423,28 @@ func (c *Call) Emit(ev protocol.Event) {
 		return
 	}
 	c.emit(ev)
+}
+
+// Diagnose adds a diagnostic (a non-fatal note, such as "not saved: …") to
+// the call's result. Diagnostics added after the call resolved are dropped.
+// It is safe for concurrent use.
+func (c *Call) Diagnose(d protocol.Diagnostic) {
+	if c == nil {
+		return
+	}
+	c.notes.mu.Lock()
+	defer c.notes.mu.Unlock()
+	if !c.notes.closed {
+		c.notes.list = append(c.notes.list, d)
+	}
+}
+
+// take returns the diagnostics added so far and drops any added later.
+func (n *notes) take() []protocol.Diagnostic {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closed = true
+	return n.list
 }
 
 // Progress sends a progress event; a negative fraction means unknown, others

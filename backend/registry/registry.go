@@ -54,6 +54,9 @@ type entry struct {
 	// generic decode, validation and re-encoding.
 	emptyArgs   json.RawMessage
 	emptyIssues []Issue
+	// readOnly is true when every capability of the tool is read-only
+	// (Options.Admit is not asked about it).
+	readOnly bool
 }
 
 // invoke runs a bound handler. It returns the handler's raw output; the
@@ -90,6 +93,8 @@ var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 //	                  for anything else); a field with a default is optional
 //	minimum:"0"       inclusive lower bound of a number (or of each item)
 //	maximum:"600000"  inclusive upper bound of a number (or of each item)
+//	maxLength:"256"   most characters of a string (or of each string item)
+//	maxItems:"1000"   most items of a list
 //
 // At call time the arguments are validated against that schema, completed
 // with the defaults and decoded strictly into In before the handler runs.
@@ -136,6 +141,7 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 		},
 	}
 	e.emptyArgs, e.emptyIssues = prepareArgs(json.RawMessage(`{}`), schema)
+	e.readOnly = !slices.ContainsFunc(t.Capabilities, func(c protocol.Capability) bool { return c != protocol.CapReadOnly })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {

@@ -20,6 +20,10 @@ const (
 	tagDefault = "default"
 	tagMinimum = "minimum"
 	tagMaximum = "maximum"
+	// tagMaxLength bounds the characters of a string (or of each string of
+	// a list); tagMaxItems bounds the items of a list.
+	tagMaxLength = "maxLength"
+	tagMaxItems  = "maxItems"
 )
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
@@ -182,7 +186,8 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 	return nil
 }
 
-// applyFieldTags applies enum, minimum, maximum and default to the property
+// applyFieldTags applies enum, minimum, maximum, maxLength, maxItems and
+// default to the property
 // schema ps of field f. It reports whether the field became optional (it
 // has a default).
 func applyFieldTags(f reflect.StructField, ps *jsonschema.Schema, path string) (optional bool, err error) {
@@ -228,6 +233,9 @@ func applyFieldTags(f reflect.StructField, ps *jsonschema.Schema, path string) (
 		return false, fmt.Errorf("field %q: minimum %s is greater than maximum %s",
 			path, formatFloat(*target.Minimum), formatFloat(*target.Maximum))
 	}
+	if err := applyLengthTags(f, ps, target, ft, tt, path); err != nil {
+		return false, err
+	}
 	if target.Enum != nil && (target.Minimum != nil || target.Maximum != nil) {
 		for _, e := range target.Enum {
 			if e == nil {
@@ -259,6 +267,35 @@ func applyFieldTags(f reflect.StructField, ps *jsonschema.Schema, path string) (
 	}
 	ps.Default = def
 	return true, nil
+}
+
+// applyLengthTags applies maxLength to a string field (target, of type tt:
+// the field or each item of a list) and maxItems to a list field (ps, of
+// type ft).
+func applyLengthTags(f reflect.StructField, ps, target *jsonschema.Schema, ft, tt reflect.Type, path string) error {
+	for _, b := range []struct {
+		tag  string
+		ok   bool // the field's type takes the tag
+		what string
+		dst  **int
+	}{
+		{tagMaxLength, tt.Kind() == reflect.String, "a string field (or a list of strings)", &target.MaxLength},
+		{tagMaxItems, (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ft != rawMessageType, "a list field", &ps.MaxItems},
+	} {
+		tag, ok := f.Tag.Lookup(b.tag)
+		if !ok {
+			continue
+		}
+		if !b.ok {
+			return fmt.Errorf("field %q: bad %s tag %q: it needs %s, not %s", path, b.tag, tag, b.what, f.Type)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(tag))
+		if err != nil || n < 0 {
+			return fmt.Errorf("field %q: bad %s tag %q: not a non-negative integer", path, b.tag, tag)
+		}
+		*b.dst = &n
+	}
+	return nil
 }
 
 // parseEnum parses a comma-separated enum tag for values of type t.

@@ -69,10 +69,10 @@ func TestProcessSettingsLoad(t *testing.T) {
 			m["devServerOpenBrowser"] = "off"
 		}, false, "off", base.Spaces[0].ID},
 		{"open", func(m map[string]any) { m["devServerOpenBrowser"] = "open" }, true, "open", base.Spaces[0].ID},
-		{"unknown mode resets", func(m map[string]any) {
+		{"unknown mode resets the mode only", func(m map[string]any) {
 			m["stopOrphansOnStart"] = false
 			m["devServerOpenBrowser"] = "sometimes"
-		}, true, "offer", ""},
+		}, false, "offer", base.Spaces[0].ID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,11 +2,16 @@
 // space, browser tabs, workspace tabs and the app settings, kept in
 // <userData>/state.json.
 //
-// A [Store] loads the file (migrating older versions forward, backing up and
-// resetting a corrupt one, refusing a newer one), hands out deep copies,
-// applies mutations under a lock while enforcing the state's invariants,
-// writes the file atomically after a short debounce, and tells subscribers
-// what kind of thing changed so a UI can re-read it.
+// A [Store] loads the file (migrating older versions forward, repairing
+// what breaks the invariants while keeping the user's spaces, setting aside
+// a file that cannot be parsed or is over 64 MiB, refusing a newer
+// version), hands out deep copies, applies mutations under a lock while
+// enforcing the state's invariants and bounds, writes the file atomically
+// (fsync of the file and its directory) after a short debounce or at once
+// when a tool calls [Store.Sync] (writes of concurrent callers are shared),
+// reports failed writes ([WriteError], [Store.WriteStatus]) and retries
+// them, and tells subscribers what kind of thing changed so a UI can re-read
+// it.
 package state
 
 import (
@@ -210,11 +215,13 @@ type GitSettings struct {
 }
 
 // IdentityProfile is a saved commit identity ("gitacct_…").
+// The maxLength tags bound the profiles set_app_settings takes (see
+// MaxIDLength and MaxNameLength).
 type IdentityProfile struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-	Name  string `json:"name"`
-	Email string `json:"email"`
+	ID    string `json:"id" maxLength:"256"`
+	Label string `json:"label" maxLength:"256"`
+	Name  string `json:"name" maxLength:"256"`
+	Email string `json:"email" maxLength:"256"`
 }
 
 // IdentityProfilePrefix is the id prefix of identity profiles.
@@ -363,7 +370,8 @@ func clonePtr[T any](p *T) *T {
 // one space; unique, non-empty ids across spaces and tabs; non-empty space
 // names; an active space that exists; every tab in an existing space; valid
 // workspace tab kinds; at most one active workspace tab per space; layouts
-// as [State.NormalizeLayouts] leaves them; a known default package manager and
+// as [State.NormalizeLayouts] leaves them; names, titles and paths within
+// their bounds (see limits.go); a known default package manager and
 // devServerOpenBrowser mode.
 func (s *State) Validate() error {
 	if s.Version != CurrentVersion {
@@ -423,6 +431,9 @@ func (s *State) Validate() error {
 		}
 	}
 	if err := s.validateLayouts(); err != nil {
+		return err
+	}
+	if err := s.validateLengths(); err != nil {
 		return err
 	}
 	if !slices.Contains(PackageManagers, s.Settings.DefaultPackageManager) {

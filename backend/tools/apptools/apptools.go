@@ -4,11 +4,16 @@
 package apptools
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
@@ -42,10 +47,16 @@ type Deps struct {
 	// Collections lists the durable files under UserData for the storage
 	// check (e.g. "audit" → audit.jsonl).
 	Collections map[string]string
+	// FileHealth, if set, says how the writes of the collections fare
+	// (keyed like Collections); the storage check fails while one of them
+	// cannot be written. May be nil.
+	FileHealth func() map[string]FileHealth
 	// PersistDebugMode, if set, saves the debug mode setting before
 	// app_set_debug_mode applies it (the instance stores settings.debugMode
-	// in state.json). May be nil.
-	PersistDebugMode func(enabled bool) error
+	// in state.json and waits for the write). A *state.WriteError means the
+	// setting changed but could not be saved: the result says so in a
+	// diagnostic. May be nil.
+	PersistDebugMode func(ctx context.Context, enabled bool) error
 	// Label names the instance (in the bug report).
 	Label string
 	// State is the app state, summarized in the bug report. May be nil.
@@ -53,6 +64,19 @@ type Deps struct {
 	// CaptureWindow returns a PNG of the main application window for
 	// app_screenshot; nil means there is no window (a headless runtime).
 	CaptureWindow func(ctx context.Context) ([]byte, error)
+}
+
+// FileHealth is how the writes of one durable file fare, for the storage
+// check of app_health.
+type FileHealth struct {
+	// Error is why writes fail, while they do ("" when they work).
+	Error string
+	// LastErrorAt is when a write last failed (zero: never).
+	LastErrorAt time.Time
+	// LastWriteAt is when the file was last written (zero: not yet).
+	LastWriteAt time.Time
+	// Details are more facts, shown as they are (entries kept in memory…).
+	Details map[string]any
 }
 
 // PingInput is the input of app_ping.
@@ -176,7 +200,11 @@ func Register(r *registry.Registry, d Deps) {
 		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
 	}, func(ctx context.Context, call *registry.Call, in DebugInput) (protocol.ToolResult, error) {
 		if d.PersistDebugMode != nil {
-			if err := d.PersistDebugMode(in.Enabled); err != nil {
+			var we *state.WriteError
+			switch err := d.PersistDebugMode(ctx, in.Enabled); {
+			case errors.As(err, &we):
+				call.Diagnose(we.Diagnostic()) // changed, not saved
+			case err != nil:
 				return protocol.ToolResult{}, fmt.Errorf("save debug mode: %w", err)
 			}
 		}
@@ -265,18 +293,63 @@ func registryCheck(d Deps) Check {
 	return c
 }
 
+// storageProbeBytes is what the storage check writes to see that the data
+// directory takes data (creating an empty file works on a full disk).
+const storageProbeBytes = 4096
+
+// storageCheck fails when the data directory does not take a small write or
+// when a durable file cannot be written (a full disk, say).
 func storageCheck(d Deps) Check {
 	c := Check{Name: "storage", Details: map[string]any{"dataDirectory": d.UserData}}
-	f, err := os.CreateTemp(d.UserData, ".health-*")
-	if err != nil {
-		c.Message = "data directory is not writable: " + err.Error()
+	cols := collections(d)
+	c.Details["collections"] = cols
+	var problems []string
+	if err := probeWrite(d.UserData); err != nil {
+		problems = append(problems, "data directory does not take a write: "+err.Error())
+	}
+	if d.FileHealth != nil {
+		health := d.FileHealth()
+		for _, name := range slices.Sorted(maps.Keys(health)) {
+			h := health[name]
+			info, ok := cols[name].(map[string]any)
+			if !ok {
+				info = map[string]any{}
+				cols[name] = info
+			}
+			if !h.LastWriteAt.IsZero() {
+				info["lastWriteAt"] = h.LastWriteAt.UTC().Format(time.RFC3339Nano)
+			}
+			if !h.LastErrorAt.IsZero() {
+				info["lastErrorAt"] = h.LastErrorAt.UTC().Format(time.RFC3339Nano)
+			}
+			maps.Copy(info, h.Details)
+			if h.Error != "" {
+				info["error"] = h.Error
+				problems = append(problems, fmt.Sprintf("%s cannot be written: %s (since %s)",
+					cmp.Or(d.Collections[name], name), h.Error, h.LastErrorAt.UTC().Format(time.RFC3339)))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		c.Message = strings.Join(problems, "; ")
 		return c
 	}
-	f.Close()
-	os.Remove(f.Name())
-	c.Details["collections"] = collections(d)
 	c.OK = true
 	return c
+}
+
+// probeWrite writes and removes a small file in dir.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".health-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, storageProbeBytes))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // collections describes the durable files under UserData: name → {path,

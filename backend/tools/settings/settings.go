@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -109,6 +110,10 @@ func (p Patch) validate() error {
 		if err := json.Unmarshal(g.ActiveIdentityProfileID, &id); err != nil {
 			return validationError("settings.git.activeIdentityProfileId", "activeIdentityProfileId must be a profile id or null")
 		}
+		if id != nil && utf8.RuneCountInString(*id) > state.MaxIDLength {
+			return validationError("settings.git.activeIdentityProfileId",
+				fmt.Sprintf("argument %q must be at most %d characters long", "settings.git.activeIdentityProfileId", state.MaxIDLength))
+		}
 	}
 	return nil
 }
@@ -157,6 +162,11 @@ func Register(r *registry.Registry, d Deps) {
 			// An invariant the patch broke (an unknown active profile, a
 			// duplicate id) is the caller's mistake.
 			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + err.Error(), Err: err}
+		}
+		// The change is on disk before the answer; when state.json could
+		// not be written the result says so.
+		for _, diag := range d.Store.SyncDiagnostics(ctx) {
+			call.Diagnose(diag)
 		}
 		if d.OnChange != nil {
 			d.OnChange(out)

@@ -161,3 +161,29 @@ func TestAppGetState(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchBounds: the strings of identity profiles and the active profile
+// id are bounded; a longer one is refused with a VALIDATION_ERROR naming
+// the argument and the bound, not the value.
+func TestPatchBounds(t *testing.T) {
+	reg, st, _ := setup(t)
+	long := strings.Repeat("x", 5000)
+	tests := []struct{ args, path, want string }{
+		{`{"settings":{"git":{"identityProfiles":[{"id":"gitacct_a","label":"` + long + `","name":"A","email":"a@x"}]}}}`,
+			"settings.git.identityProfiles[0].label", "at most 256 characters"},
+		{`{"settings":{"git":{"identityProfiles":[{"id":"gitacct_a","label":"A","name":"A","email":"` + long + `"}]}}}`,
+			"settings.git.identityProfiles[0].email", "at most 256 characters"},
+		{`{"settings":{"git":{"activeIdentityProfileId":"gitacct_` + long + `"}}}`,
+			"settings.git.activeIdentityProfileId", "at most 256 characters"},
+	}
+	for _, tt := range tests {
+		res := call(reg, "set_app_settings", tt.args)
+		if res.OK || res.Error.Code != protocol.CodeValidation || !strings.Contains(res.Error.Message, tt.want) ||
+			!strings.Contains(res.Error.Message, tt.path) || strings.Contains(res.Error.Message, "xxxxxxxx") {
+			t.Errorf("set_app_settings(%s …) = %+v, want VALIDATION_ERROR naming it and the bound", tt.path, res.Error)
+		}
+	}
+	if !reflect.DeepEqual(st.Settings(), state.DefaultSettings()) {
+		t.Errorf("refused patches changed the settings")
+	}
+}

@@ -11,9 +11,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -59,38 +61,38 @@ type ClosedResult struct {
 
 // CreateInput is the input of create_space.
 type CreateInput struct {
-	Name  string `json:"name" jsonschema:"name of the space (non-empty)"`
-	Color string `json:"color,omitempty" jsonschema:"CSS color of the space's avatar (default: the next palette color)"`
-	Cwd   string `json:"cwd,omitempty" jsonschema:"project folder of the space; a space with the same folder is reused"`
+	Name  string `json:"name" jsonschema:"name of the space (non-empty)" maxLength:"256"`
+	Color string `json:"color,omitempty" jsonschema:"CSS color of the space's avatar (default: the next palette color)" maxLength:"64"`
+	Cwd   string `json:"cwd,omitempty" jsonschema:"project folder of the space; a space with the same folder is reused" maxLength:"4096"`
 }
 
 // UpdateInput is the input of update_space.
 type UpdateInput struct {
-	SpaceID string  `json:"spaceId" jsonschema:"the space to change"`
-	Name    *string `json:"name,omitempty" jsonschema:"new name (non-empty)"`
-	Color   *string `json:"color,omitempty" jsonschema:"new CSS color"`
+	SpaceID string  `json:"spaceId" jsonschema:"the space to change" maxLength:"256"`
+	Name    *string `json:"name,omitempty" jsonschema:"new name (non-empty)" maxLength:"256"`
+	Color   *string `json:"color,omitempty" jsonschema:"new CSS color" maxLength:"64"`
 }
 
 // SpaceInput is the input of switch_space and close_space.
 type SpaceInput struct {
-	SpaceID string `json:"spaceId" jsonschema:"the space"`
+	SpaceID string `json:"spaceId" jsonschema:"the space" maxLength:"256"`
 }
 
 // OpenTabInput is the input of open_workspace_tab.
 type OpenTabInput struct {
-	Title               string `json:"title" jsonschema:"tab title (non-empty)"`
-	Cwd                 string `json:"cwd" jsonschema:"working directory of the tab (non-empty)"`
+	Title               string `json:"title" jsonschema:"tab title (non-empty)" maxLength:"1024"`
+	Cwd                 string `json:"cwd" jsonschema:"working directory of the tab (non-empty)" maxLength:"4096"`
 	Kind                string `json:"kind,omitempty" jsonschema:"kind of tab" enum:"editor,terminal,agent,preview,git" default:"editor"`
-	SpaceID             string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)"`
-	TerminalID          string `json:"terminalId,omitempty" jsonschema:"live terminal session of a terminal tab"`
-	SelectedGitFilePath string `json:"selectedGitFilePath,omitempty" jsonschema:"selected file of a git tab, relative to cwd"`
+	SpaceID             string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)" maxLength:"256"`
+	TerminalID          string `json:"terminalId,omitempty" jsonschema:"live terminal session of a terminal tab" maxLength:"256"`
+	SelectedGitFilePath string `json:"selectedGitFilePath,omitempty" jsonschema:"selected file of a git tab, relative to cwd" maxLength:"4096"`
 	Pane                string `json:"pane,omitempty" jsonschema:"pane to open the tab in (default: the space's focused pane); secondary splits the workspace" enum:"primary,secondary"`
 }
 
 // LayoutInput is the input of set_space_layout. Absent fields keep their
 // value.
 type LayoutInput struct {
-	SpaceID      string   `json:"spaceId,omitempty" jsonschema:"the space (default: the active space)"`
+	SpaceID      string   `json:"spaceId,omitempty" jsonschema:"the space (default: the active space)" maxLength:"256"`
 	Split        *bool    `json:"split,omitempty" jsonschema:"show the secondary pane; false moves its tabs into the primary pane"`
 	SplitRatio   *float64 `json:"splitRatio,omitempty" jsonschema:"the primary pane's share of the width while split" minimum:"0.15" maximum:"0.85"`
 	FocusedPane  string   `json:"focusedPane,omitempty" jsonschema:"the pane that has the focus" enum:"primary,secondary"`
@@ -100,27 +102,27 @@ type LayoutInput struct {
 
 // MoveTabInput is the input of move_tab.
 type MoveTabInput struct {
-	TabID string `json:"tabId" jsonschema:"the workspace or browser tab"`
+	TabID string `json:"tabId" jsonschema:"the workspace or browser tab" maxLength:"256"`
 	Pane  string `json:"pane" jsonschema:"the pane to move the tab to" enum:"primary,secondary"`
 }
 
 // TabInput is the input of focus_workspace_tab and close_workspace_tab.
 type TabInput struct {
-	TabID string `json:"tabId" jsonschema:"the workspace tab"`
+	TabID string `json:"tabId" jsonschema:"the workspace tab" maxLength:"256"`
 }
 
 // SetTerminalInput is the input of set_workspace_tab_terminal.
 type SetTerminalInput struct {
-	TabID      string  `json:"tabId" jsonschema:"the terminal workspace tab"`
-	TerminalID *string `json:"terminalId" jsonschema:"the live terminal session, or null to clear it"`
+	TabID      string  `json:"tabId" jsonschema:"the terminal workspace tab" maxLength:"256"`
+	TerminalID *string `json:"terminalId" jsonschema:"the live terminal session, or null to clear it" maxLength:"256"`
 }
 
 // SetFileInput is the input of set_workspace_tab_file. The nullable fields
 // are raw so that null (clear) differs from absent (keep).
 type SetFileInput struct {
-	TabID               string          `json:"tabId" jsonschema:"the workspace tab"`
+	TabID               string          `json:"tabId" jsonschema:"the workspace tab" maxLength:"256"`
 	ActiveFilePath      json.RawMessage `json:"activeFilePath,omitempty" jsonschema:"focused file (string, relative to cwd) or null to clear"`
-	OpenFilePaths       []string        `json:"openFilePaths,omitempty" jsonschema:"open files, relative to cwd"`
+	OpenFilePaths       []string        `json:"openFilePaths,omitempty" jsonschema:"open files, relative to cwd" maxLength:"4096" maxItems:"1000"`
 	SelectedGitFilePath json.RawMessage `json:"selectedGitFilePath,omitempty" jsonschema:"selected git file (string, relative to cwd) or null to clear"`
 }
 
@@ -155,7 +157,7 @@ func Register(r *registry.Registry, d Deps) {
 				cwd = call.Path(in.Cwd)
 			}
 			var out state.Space
-			err = update(st, func(s *state.State) error {
+			err = update(ctx, call, st, func(s *state.State) error {
 				if cwd != "" {
 					for _, sp := range s.Spaces {
 						if sp.Cwd == cwd { // one space per project folder: reuse it
@@ -189,7 +191,7 @@ func Register(r *registry.Registry, d Deps) {
 				name = n
 			}
 			var out state.Space
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				sp := s.Space(in.SpaceID)
 				if sp == nil {
 					return spaceNotFound(in.SpaceID)
@@ -210,7 +212,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "switch_space", Description: "Switch the active space.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in SpaceInput) (state.Space, error) {
 			var out state.Space
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				sp := s.Space(in.SpaceID)
 				if sp == nil {
 					return spaceNotFound(in.SpaceID)
@@ -225,7 +227,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
 			var browserTabs, terminals []string
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				browserTabs, terminals = nil, nil
 				i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
 				if i < 0 {
@@ -277,7 +279,7 @@ func Register(r *registry.Registry, d Deps) {
 			}
 			cwd := call.Path(in.Cwd)
 			var out state.WorkspaceTab
-			err = update(st, func(s *state.State) error {
+			err = update(ctx, call, st, func(s *state.State) error {
 				spaceID := in.SpaceID
 				if spaceID == "" {
 					spaceID = s.ActiveSpaceID
@@ -310,7 +312,7 @@ func Register(r *registry.Registry, d Deps) {
 
 	registry.Register(r, registry.Tool{Name: "set_workspace_tab_terminal", Description: "Associate a terminal workspace tab with its live terminal session.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in SetTerminalInput) (state.WorkspaceTab, error) {
-			return updateTab(st, in.TabID, func(t *state.WorkspaceTab) error {
+			return updateTab(ctx, call, st, in.TabID, func(t *state.WorkspaceTab) error {
 				if t.Kind != state.KindTerminal {
 					return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s is not a terminal tab", t.ID)
 				}
@@ -329,7 +331,7 @@ func Register(r *registry.Registry, d Deps) {
 			if err != nil {
 				return state.WorkspaceTab{}, err
 			}
-			return updateTab(st, in.TabID, func(t *state.WorkspaceTab) error {
+			return updateTab(ctx, call, st, in.TabID, func(t *state.WorkspaceTab) error {
 				if setActive {
 					t.ActiveFilePath = active
 				}
@@ -346,7 +348,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "focus_workspace_tab", Description: "Make a workspace tab the active one in its space.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in TabInput) (state.WorkspaceTab, error) {
 			var out state.WorkspaceTab
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				if s.WorkspaceTab(in.TabID) == nil {
 					return tabNotFound(in.TabID)
 				}
@@ -362,7 +364,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "close_workspace_tab", Description: "Close a workspace tab.", Capabilities: destructive},
 		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
 			var terminals []string
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				closed, err := s.RemoveWorkspaceTab(in.TabID)
 				if state.IsTabNotFound(err) {
 					return tabNotFound(in.TabID)
@@ -383,7 +385,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "set_space_layout", Description: "Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in LayoutInput) (state.Space, error) {
 			var out state.Space
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				spaceID := in.SpaceID
 				if spaceID == "" {
 					spaceID = s.ActiveSpaceID
@@ -423,7 +425,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "move_tab", Description: "Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in MoveTabInput) (state.Space, error) {
 			var out state.Space
-			err := update(st, func(s *state.State) error {
+			err := update(ctx, call, st, func(s *state.State) error {
 				err := s.MoveTab(in.TabID, in.Pane)
 				switch {
 				case state.IsTabNotFound(err):
@@ -449,20 +451,29 @@ func Register(r *registry.Registry, d Deps) {
 }
 
 // update runs fn through the store, keeping a *protocol.ToolError as is and
-// turning anything else into TOOL_FAILED.
-func update(st *state.Store, fn func(*state.State) error) error {
+// turning anything else into TOOL_FAILED. A change is on disk before the
+// tool answers ([state.Store.Sync]); when state.json could not be written,
+// the change stays in memory and the result carries a diagnostic saying
+// it was not saved.
+func update(ctx context.Context, call *registry.Call, st *state.Store, fn func(*state.State) error) error {
 	err := st.Update(fn)
 	var te *protocol.ToolError
-	if err == nil || errors.As(err, &te) {
+	switch {
+	case err == nil:
+		for _, d := range st.SyncDiagnostics(ctx) {
+			call.Diagnose(d)
+		}
+		return nil
+	case errors.As(err, &te):
 		return err
 	}
 	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
 }
 
 // updateTab changes one workspace tab and returns its new value.
-func updateTab(st *state.Store, id string, fn func(*state.WorkspaceTab) error) (state.WorkspaceTab, error) {
+func updateTab(ctx context.Context, call *registry.Call, st *state.Store, id string, fn func(*state.WorkspaceTab) error) (state.WorkspaceTab, error) {
 	var out state.WorkspaceTab
-	err := update(st, func(s *state.State) error {
+	err := update(ctx, call, st, func(s *state.State) error {
 		t := s.WorkspaceTab(id)
 		if t == nil {
 			return tabNotFound(id)
@@ -493,8 +504,9 @@ func nonEmpty(field, v string) (string, error) {
 	return v, nil
 }
 
-// nullableString decodes an optional string-or-null argument: set reports
-// whether it was given; v is nil for null.
+// nullableString decodes an optional string-or-null path argument: set
+// reports whether it was given; v is nil for null. A path is at most
+// state.MaxPathLength characters.
 func nullableString(field string, raw json.RawMessage) (v *string, set bool, err error) {
 	if len(raw) == 0 {
 		return nil, false, nil
@@ -505,6 +517,9 @@ func nullableString(field string, raw json.RawMessage) (v *string, set bool, err
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, false, validationError(field, field+" must be a string or null")
+	}
+	if n := utf8.RuneCountInString(s); n > state.MaxPathLength {
+		return nil, false, validationError(field, fmt.Sprintf("argument %q must be at most %d characters long, got %d", field, state.MaxPathLength, n))
 	}
 	return &s, true, nil
 }
