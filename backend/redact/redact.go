@@ -189,6 +189,23 @@ var class = func() (c [256]uint8) {
 	return c
 }()
 
+// secondByte filters the token check: for each first byte of a prefix, a
+// mask of the second bytes (by their low 6 bits) that prefixes continue
+// with, so that most words starting with e, s, g, … are passed over at once.
+var secondByte = func() (m [256]uint64) {
+	add := func(first, second byte) { m[first] |= 1 << (second & 63) }
+	for _, r := range prefixRules {
+		add(r.prefix[0], r.prefix[1])
+	}
+	add('e', 'y') // JWT
+	for _, b := range "Bb" {
+		for _, e := range "Ee" {
+			add(byte(b), byte(e)) // Bearer, in any case
+		}
+	}
+	return m
+}()
+
 // find appends the spans of the secrets in s to out, in order and without
 // overlaps.
 func find[T string | []byte](s T, out []span) []span {
@@ -211,7 +228,8 @@ func find[T string | []byte](s T, out []span) []span {
 		case cls&clsDash != 0 && (i == 0 || isSpace(s[i-1]) || isQuote(s[i-1])):
 			sp = flagValue(s, i)
 		}
-		if sp.end == 0 && cls&clsPrefix != 0 && (i == 0 || !wordChar[s[i-1]]) {
+		if sp.end == 0 && cls&clsPrefix != 0 && (i == 0 || !wordChar[s[i-1]]) &&
+			i+1 < n && secondByte[s[i]]&(1<<(s[i+1]&63)) != 0 {
 			sp = token(s, i)
 		}
 		if sp.end > sp.start && string(s[sp.start:sp.end]) != Marker {
