@@ -193,3 +193,23 @@ func BenchmarkString(b *testing.B) {
 		})
 	}
 }
+
+// FuzzString checks that the scanner never panics, that Append agrees with
+// String, and that redacting twice changes nothing more:
+// go test -fuzz FuzzString ./backend/redact.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"GITHUB_TOKEN=" + ghp + " x", "https://u:p@h/?token=a&b=c", "--password 'a b'", `{\"password\":\"x\"}`,
+		"Authorization: Basic abc", "Cookie: a=b", testJWT, "Bearer abcdefghijklmnop", "x:", "=", "-", "e", "https://", "a:\\\"", "token=\\'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := String(s)
+		b, changed := Append(nil, []byte(s))
+		if changed != (got != s) || (changed && string(b) != got) {
+			t.Fatalf("Append(%q) = %q, %v; String = %q", s, b, changed, got)
+		}
+		if again := String(got); again != got {
+			t.Fatalf("String(String(%q)) = %q, want %q", s, again, got)
+		}
+	})
+}
