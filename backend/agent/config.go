@@ -78,7 +78,7 @@ func (c Config) Validate() error {
 		for _, p := range Presets {
 			ids = append(ids, p.ID)
 		}
-		return fmt.Errorf("unknown agent preset %q: use one of %s, or \"\" for none", c.Preset, strings.Join(ids, ", "))
+		return fmt.Errorf("unknown agent preset: use one of %s, or \"\" for none", strings.Join(ids, ", "))
 	}
 	if strings.ContainsRune(c.Command, 0) || slices.ContainsFunc(c.Args, func(a string) bool { return strings.ContainsRune(a, 0) }) {
 		return errors.New("the agent command contains a NUL byte")

@@ -217,7 +217,7 @@ func (s *Service) markDecision(r *run, sid, callID, decision string, gating prot
 // Decide answers a pending permission request.
 func (s *Service) Decide(sessionID, toolCallID, decision string, remember bool) error {
 	if decision != DecisionAllow && decision != DecisionDeny {
-		return protocol.Errorf(protocol.CodeValidation, "decision must be allow or deny, not %q", decision)
+		return protocol.Errorf(protocol.CodeValidation, "decision must be allow or deny")
 	}
 	s.mu.Lock()
 	var p *pendingPermission

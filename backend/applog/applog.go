@@ -1,12 +1,24 @@
 // Package applog is the runtime's structured log: entries appended to
 // <userData>/logs.jsonl (bounded), mirrored to an optional writer, and read
 // back with filters by the app_get_logs tool.
+//
+// Every entry goes through the value scanner of backend/redact on its way
+// in ([Logger.Write], which [Logger.Logf] and [Logger.With] use): its
+// message, tool name and every string in its data, so that no secret
+// reaches logs.jsonl, the mirror or a subscriber. Entries read back
+// ([Logger.Query]) are scanned again, since a file written by an older meith
+// may hold secrets. Data values are written readably: an error as its
+// Error() text, a time.Duration as "1.5s", a fmt.Stringer that would
+// marshal as {} as its String() text; other values as JSON.
 package applog
 
 import (
+	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +26,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/jsonl"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 // Entry is one log record as stored in logs.jsonl.
@@ -112,8 +125,10 @@ func (l *Logger) WriteStatus() jsonl.Status {
 	return l.file.Status()
 }
 
-// Write records e, filling ID, TS and a default level. Failures to write are
-// not reported: logging must never break a call.
+// Write records e, filling ID, TS and a default level, with its message,
+// tool name and data redacted (see the package doc). e.Data is not changed:
+// the entry gets a map of its own. Failures to write are not reported:
+// logging must never break a call.
 func (l *Logger) Write(e Entry) {
 	if l == nil {
 		return
@@ -130,6 +145,9 @@ func (l *Logger) Write(e Entry) {
 	if e.TS == "" {
 		e.TS = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	}
+	e.Message = redact.String(e.Message)
+	e.ToolName = redact.String(e.ToolName)
+	e.Data = dataValues(e.Data)
 	_ = l.file.Append(e)
 	if l.mirror != nil {
 		l.mu.Lock()
@@ -183,6 +201,7 @@ func (l *Logger) Query(f Filter) ([]Entry, error) {
 		if json.Unmarshal(line, &e) != nil {
 			return true
 		}
+		redactRead(&e)
 		if levelRank(e.Level) < min ||
 			(f.Source != "" && e.Source != f.Source) ||
 			(f.Caller != "" && e.Caller != f.Caller) ||
@@ -209,6 +228,118 @@ func (l *Logger) Close() error {
 		return nil
 	}
 	return l.file.Close()
+}
+
+// redactRead redacts an entry read back from the file, which an older
+// meith may have written without redaction: its message, tool name and
+// data (decoded from JSON, so [redact.Value] covers it).
+func redactRead(e *Entry) {
+	e.Message = redact.String(e.Message)
+	e.ToolName = redact.String(e.ToolName)
+	if len(e.Data) > 0 {
+		e.Data = redact.Value(e.Data).(map[string]any)
+	}
+}
+
+// dataValues returns the data of an entry as it is written: each value
+// made readable and redacted ([dataValue]), under a key that looks secret
+// ([redact.IsSecretKey]) [redact.Marker] whatever the value. It returns a
+// new map (nil for none).
+func dataValues(d map[string]any) map[string]any {
+	if len(d) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		if redact.IsSecretKey(k) {
+			out[k] = redact.Marker
+		} else {
+			out[k] = dataValue(v)
+		}
+	}
+	return out
+}
+
+// dataValue is a data value as it is written, redacted:
+//
+//   - strings, numbers, booleans and nil as they are (strings redacted);
+//   - an error as its Error() text (errors.New has no exported field and
+//     would marshal as {}; an *os.PathError as a struct with an errno);
+//   - a time.Duration as its String() text ("1.5s", not nanoseconds);
+//   - a fmt.Stringer as its String() text when its JSON would lose it: a
+//     struct without exported fields, or a value encoding/json refuses;
+//   - anything else as its JSON, decoded and redacted ([redact.Value]);
+//     a value that cannot be marshalled as its fmt %v text.
+func dataValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, json.Number:
+		return v
+	case string:
+		return redact.String(x)
+	case []string:
+		return redact.Args(x)
+	case time.Duration:
+		return x.String()
+	case error:
+		if isNilPointer(v) {
+			return nil
+		}
+		return redact.String(x.Error())
+	case json.Marshaler, encoding.TextMarshaler:
+		return jsonValue(v)
+	case fmt.Stringer:
+		if isNilPointer(v) {
+			return nil
+		}
+		if marshalsPoorly(v) {
+			return redact.String(x.String())
+		}
+	}
+	return jsonValue(v)
+}
+
+// jsonValue is v marshalled, decoded and redacted, or its %v text (redacted)
+// when it cannot be marshalled.
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber() // numbers keep their text
+		var out any
+		if dec.Decode(&out) == nil {
+			return redact.Value(out)
+		}
+	}
+	return redact.String(fmt.Sprintf("%v", v))
+}
+
+// isNilPointer reports whether v is a nil pointer (whose methods may
+// panic).
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// marshalsPoorly reports whether encoding/json would lose v: a struct (or a
+// pointer to one) without exported fields marshals as {}, and channels,
+// functions and complex numbers do not marshal at all.
+func marshalsPoorly(v any) bool {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				return false
+			}
+		}
+		return true
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return true
+	}
+	return false
 }
 
 func levelRank(l protocol.LogLevel) int {

@@ -1,6 +1,8 @@
 // Package audit keeps audit.jsonl, the record of every tool call (allowed or
 // denied) with redacted summaries of its arguments and result, and the
-// redaction rules ([Summarize]) that make those summaries safe to store.
+// redaction rules ([Summarize]) that make those summaries safe to store:
+// rules by key and by the shape of a whole string here, and the secrets
+// inside strings found by the value scanner of backend/redact.
 //
 // Wire it to the registry with registry.Options{Audit: log.Audit}. The log
 // writes in the background: [Log.Audit] only queues the outcome, and one
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -89,10 +92,10 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		ID:            protocol.NewID("audit"),
 		TS:            end.UTC().Format(TimeLayout),
 		Caller:        o.Client.Caller,
-		ToolName:      clip(o.ToolName),
+		ToolName:      clip(redact.String(o.ToolName)),
 		Capabilities:  caps,
 		Decision:      decision,
-		Cwd:           clip(o.Client.Cwd),
+		Cwd:           clip(redact.String(o.Client.Cwd)),
 		SessionID:     clip(o.Client.SessionID),
 		SpaceID:       clip(o.Client.SpaceID),
 		TabID:         clip(o.Client.TabID),

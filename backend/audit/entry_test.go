@@ -116,3 +116,18 @@ func TestEntryFromErrorDetailsRedacted(t *testing.T) {
 		t.Errorf("EntryFrom(error with details).ResultSummary = %s, want %s", e.ResultSummary, want)
 	}
 }
+
+// TestEntryFromErrorMessageRedacted: an error message that quotes a
+// secret (as validation errors did) is scanned like any string.
+func TestEntryFromErrorMessageRedacted(t *testing.T) {
+	e := EntryFrom(registry.Outcome{ToolName: "git_restore", Args: json.RawMessage(`{"confirm":"ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"}`),
+		Result: protocol.ErrorResult(protocol.CodeValidation, `argument "confirm" must be a boolean, got "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"`, nil)})
+	want := `{"ok":false,"error":{"code":"VALIDATION_ERROR","message":"argument \"confirm\" must be a boolean, got \"[REDACTED]\""}}`
+	if e.ResultSummary != want {
+		t.Errorf("EntryFrom(error quoting a token).ResultSummary = %s, want %s", e.ResultSummary, want)
+	}
+	e = EntryFrom(registry.Outcome{ToolName: "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", Client: protocol.ClientInfo{Cwd: "/tmp/TOKEN=x"}})
+	if e.ToolName != RedactedMarker || e.Cwd != "/tmp/TOKEN=[REDACTED]" {
+		t.Errorf("EntryFrom(token as tool name and cwd) = %q, %q; want them redacted", e.ToolName, e.Cwd)
+	}
+}

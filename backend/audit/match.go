@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 // The redaction rules' patterns, matched by hand on the hot path. Each
@@ -14,35 +16,6 @@ import (
 // unicode.SimpleFold: besides the ASCII pairs, KELVIN SIGN (U+212A) matches
 // k and LATIN SMALL LETTER LONG S (U+017F) matches s. No other rune folds to
 // an ASCII letter.
-
-// noFold stands for a rune that folds to no ASCII character.
-const noFold = 0xFF
-
-// foldRunes returns s with one byte per rune: ASCII as it is, U+212A as 'k',
-// U+017F as 's', and every other rune (or invalid byte) as noFold. The
-// ASCII matchers below, which compare letters with b|0x20, then match the
-// folded bytes exactly as (?i) matches the runes.
-func foldRunes(s []byte) []byte {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			out = append(out, s[i])
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		switch r {
-		case '\u212a':
-			out = append(out, 'k')
-		case '\u017f':
-			out = append(out, 's')
-		default:
-			out = append(out, noFold)
-		}
-		i += size
-	}
-	return out
-}
 
 // isASCII reports whether s holds only ASCII bytes.
 func isASCII(s []byte) bool {
@@ -69,72 +42,31 @@ func hasFold(s []byte, p string) bool {
 	return true
 }
 
-// isSecretKey matches a key whose value is always redacted:
+// isSecretKey matches a key whose value is always redacted
+// ([redact.IsSecretKey]):
 //
 //	(?i)(token|password|passwd|secret|api[_-]?key|authorization|credential|private[_-]?key|access[_-]?key)
-func isSecretKey(key []byte) bool {
-	if len(key) < 5 { // the shortest word, token, has 5 letters
-		return false
-	}
-	if !isASCII(key) {
-		key = foldRunes(key)
-	}
-	for i := 0; i+5 <= len(key); i++ {
-		rest := key[i+1:]
-		switch key[i] | 0x20 {
-		case 't':
-			if hasFold(rest, "oken") {
-				return true
-			}
-		case 'p':
-			if hasFold(rest, "asswd") || hasFold(rest, "assword") ||
-				(hasFold(rest, "rivate") && hasKeySuffix(rest[6:])) {
-				return true
-			}
-		case 's':
-			if hasFold(rest, "ecret") {
-				return true
-			}
-		case 'a':
-			if (hasFold(rest, "pi") && hasKeySuffix(rest[2:])) ||
-				hasFold(rest, "uthorization") ||
-				(hasFold(rest, "ccess") && hasKeySuffix(rest[5:])) {
-				return true
-			}
-		case 'c':
-			if hasFold(rest, "redential") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hasKeySuffix matches the start of s against [_-]?key, case-insensitively.
-func hasKeySuffix(s []byte) bool {
-	if len(s) > 0 && (s[0] == '_' || s[0] == '-') {
-		s = s[1:]
-	}
-	return hasFold(s, "key")
-}
+func isSecretKey(key []byte) bool { return redact.IsSecretKey(key) }
 
 // isTextKey matches a key whose string values are large text payloads:
 //
-//	(?i)^(content|data|body|source|newText|text)$
+//	(?i)^(content|data|body|source|newText|text|prompt|systemPrompt)$
 func isTextKey(key []byte) bool {
-	if len(key) < 4 || len(key) > 7*utf8.UTFMax { // 4 to 7 runes
+	if len(key) < 4 || len(key) > 12*utf8.UTFMax { // 4 to 12 runes
 		return false
 	}
 	if !isASCII(key) {
-		key = foldRunes(key)
+		key = redact.FoldRunes(key)
 	}
 	switch len(key) {
 	case 4:
 		return hasFold(key, "data") || hasFold(key, "body") || hasFold(key, "text")
 	case 6:
-		return hasFold(key, "source")
+		return hasFold(key, "source") || hasFold(key, "prompt")
 	case 7:
 		return hasFold(key, "content") || hasFold(key, "newtext")
+	case 12:
+		return hasFold(key, "systemprompt")
 	}
 	return false
 }

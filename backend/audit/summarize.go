@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 // The limits of the redaction rules (original §4.4).
@@ -174,7 +175,12 @@ type summarizer struct {
 	pos  int
 	out  []byte
 	str  []byte // the decoded string value, reused
+	red  []byte // the redacted string value, reused
 	deep bool   // a skipped value nested deeper than deepSkip
+	// flag reports that the last value written was a string that is a
+	// secret-looking flag (--password): the next item of its array is
+	// its value.
+	flag bool
 }
 
 var summarizers = sync.Pool{New: func() any { return &summarizer{out: make([]byte, 0, 1024)} }}
@@ -188,10 +194,10 @@ func newSummarizer(in []byte) *summarizer {
 
 // free returns s to the pool, unless it grew large.
 func (s *summarizer) free() {
-	if cap(s.out) > 64<<10 || cap(s.str) > 64<<10 {
+	if cap(s.out) > 64<<10 || cap(s.str) > 64<<10 || cap(s.red) > 64<<10 {
 		return
 	}
-	*s = summarizer{out: s.out[:0], str: s.str[:0]}
+	*s = summarizer{out: s.out[:0], str: s.str[:0], red: s.red[:0]}
 	summarizers.Put(s)
 }
 
@@ -329,6 +335,7 @@ func (s *summarizer) object(depth int) error {
 // the items inherit key.
 func (s *summarizer) array(key []byte, depth int) error {
 	s.out = append(s.out, '[')
+	flag := false // the item before is a secret-looking flag
 	for i := 0; ; i++ {
 		c, ok := s.peek()
 		switch {
@@ -349,12 +356,31 @@ func (s *summarizer) array(key []byte, depth int) error {
 			}
 			continue
 		}
+		if err := s.sep(sep); err != nil {
+			return err
+		}
 		if i > 0 {
 			s.out = append(s.out, ',')
 		}
-		if err := s.value(key, depth+1, sep); err != nil {
+		afterFlag := flag
+		c, _ = s.peek()
+		flag = false
+		if afterFlag && c == '"' && !(len(key) > 0 && isSecretKey(key)) {
+			// The value of a flag such as --password in an argv.
+			if len(s.out) > fullBytes {
+				return errFull
+			}
+			if _, _, err := s.readString(false); err != nil {
+				return err
+			}
+			s.out = append(s.out, `"`+RedactedMarker+`"`...)
+			continue
+		}
+		s.flag = false
+		if err := s.value(key, depth+1, 0); err != nil {
 			return err
 		}
+		flag = c == '"' && s.flag
 	}
 }
 
@@ -634,8 +660,21 @@ func (s *summarizer) redactString(key, str []byte, plain bool) {
 		s.out = append(s.out, `"[REDACTED_TEXT `...)
 		s.out = strconv.AppendInt(s.out, int64(n), 10)
 		s.out = append(s.out, ` chars]"`...)
+		return
 	case looksSensitive(str, n):
 		s.out = append(s.out, `"`+RedactedMarker+`"`...)
+		return
+	}
+	// The secrets inside the string, before it is cut: a cut must not
+	// leave half a secret that the scanner would no longer recognize.
+	if red, ok := redact.Append(s.red[:0], str); ok {
+		s.red = red
+		str = red
+		if n = len(str); !plain { // the markers are plain ASCII
+			n = units(str)
+		}
+	}
+	switch {
 	case n > MaxStringLen:
 		kept := cutUnits(str, MaxStringLen)
 		s.appendString(kept, plain)
@@ -645,6 +684,7 @@ func (s *summarizer) redactString(key, str []byte, plain bool) {
 		s.out = append(s.out, ` chars]"`...)
 	default:
 		s.appendString(str, plain)
+		s.flag = len(str) > 1 && str[0] == '-' && redact.IsSecretFlag(string(str))
 	}
 }
 

@@ -28,7 +28,7 @@ var keyWords = []string{
 	"sec", "ret", "auth", "cred", "priv", "acc", "ess", "x", "id", "url",
 	"\u212a", "\u017f", "\u212aey", "\u017fecret", "\u017fource", "to\u212aen",
 	"é", "😀", "İ", "ı", "ß", "K", "S", "0", " ", "keys", "apikey", "api_key",
-	"api-key", "api--key", "ap", "ikey", "_key", "ccess",
+	"api-key", "api--key", "ap", "ikey", "_key", "ccess", "prompt", "system", "Prompt",
 }
 
 // randCase changes the case of ASCII letters at random.
@@ -62,6 +62,7 @@ var stringPieces = []string{
 	"RSA ", "OPENSSH ", "EC ", "PUBLIC KEY-----", "private key-----", "1 2 ",
 	"abcdefghijklmnopqrstuvwxyz012345", "aaaaaaaaaaaaaaaa", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
 	"<", "&", "\u2028", "\x00", "\x7f", "\"", "\\",
+	"--password", "--port", "TOKEN=", "PORT=", "https://", "u:p@", "h/?sig=", "&page=", "password: ", "sk-", "AKIA",
 }
 
 // pemPieces build strings around the private key header.
@@ -233,6 +234,12 @@ func (g *jsonGen) value(depth int) {
 		for i := range n {
 			if i > 0 {
 				g.b.WriteByte(',')
+			}
+			if g.r.IntN(6) == 0 { // argv flags, whose next item is their value
+				g.ws()
+				g.str([]string{"--password", "-token", "--port", "--api-key=x"}[g.r.IntN(4)])
+				g.ws()
+				continue
 			}
 			g.value(depth - 1)
 		}

@@ -13,13 +13,14 @@ import (
 	"unicode/utf16"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 var (
 	// refSecretKey matches keys whose values are always redacted, at any depth.
 	refSecretKey = regexp.MustCompile(`(?i)(token|password|passwd|secret|api[_-]?key|authorization|credential|private[_-]?key|access[_-]?key)`)
 	// refTextKey matches keys whose string values are large text payloads.
-	refTextKey = regexp.MustCompile(`(?i)^(content|data|body|source|newText|text)$`)
+	refTextKey = regexp.MustCompile(`(?i)^(content|data|body|source|newText|text|prompt|systemPrompt)$`)
 	// refBearer matches "bearer" + whitespace + 12 or more token characters
 	// (the b64token alphabet of RFC 6750).
 	refBearer = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]{12,}`)
@@ -65,8 +66,9 @@ const refFullBytes = 3*MaxSummaryLen + 3
 
 // refSummarizer streams the input's tokens into the redacted output.
 type refSummarizer struct {
-	dec *json.Decoder
-	out bytes.Buffer
+	dec  *json.Decoder
+	out  bytes.Buffer
+	flag bool // the last value was a string that is a secret-looking flag
 }
 
 // value reads one JSON value under key (the nearest object key, "" at the
@@ -86,6 +88,12 @@ func (s *refSummarizer) value(key string, depth int) error {
 	if err != nil {
 		return err
 	}
+	return s.valueOf(key, depth, tok)
+}
+
+// valueOf writes the redacted form of the value that starts with tok.
+func (s *refSummarizer) valueOf(key string, depth int, tok json.Token) error {
+	s.flag = false
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
@@ -97,13 +105,17 @@ func (s *refSummarizer) value(key string, depth int) error {
 				s.writeString(DeepObjectMarker)
 				return nil
 			}
+			defer func() { s.flag = false }() // only a string item is a flag
 			return s.object(depth)
 		case '[':
+			defer func() { s.flag = false }()
 			return s.array(key, depth)
 		}
 		return fmt.Errorf("unexpected %v", t)
 	case string:
-		s.writeString(refRedactString(key, t))
+		red := refRedactString(key, t)
+		s.writeString(red)
+		s.flag = red == redact.String(t) && redact.IsSecretFlag(red)
 	case json.Number:
 		s.out.WriteString(t.String())
 	case bool:
@@ -150,6 +162,7 @@ func (s *refSummarizer) object(depth int) error {
 // the items inherit key.
 func (s *refSummarizer) array(key string, depth int) error {
 	s.out.WriteByte('[')
+	flag := false // the item before is a secret-looking flag
 	for i := 0; s.dec.More(); i++ {
 		if i >= MaxArrayItems {
 			if err := s.skip(); err != nil {
@@ -160,9 +173,30 @@ func (s *refSummarizer) array(key string, depth int) error {
 		if i > 0 {
 			s.out.WriteByte(',')
 		}
+		afterFlag := flag
+		flag = false
+		if afterFlag && !refSecretKey.MatchString(key) {
+			// The value of a flag such as --password in an argv.
+			if s.out.Len() > refFullBytes {
+				return refErrFull
+			}
+			tok, err := s.dec.Token()
+			if err != nil {
+				return err
+			}
+			if _, ok := tok.(string); ok {
+				s.writeString(RedactedMarker)
+				continue
+			}
+			if err := s.valueOf(key, depth+1, tok); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.value(key, depth+1); err != nil {
 			return err
 		}
+		flag = s.flag
 	}
 	if _, err := s.dec.Token(); err != nil { // ']'
 		return err
@@ -222,6 +256,11 @@ func refRedactString(key, str string) string {
 		return fmt.Sprintf("[REDACTED_TEXT %d chars]", n)
 	case refLooksSensitive(str, n):
 		return RedactedMarker
+	}
+	// The secrets inside the string, before it is cut.
+	str = redact.String(str)
+	n = refUnits(str)
+	switch {
 	case n > MaxStringLen:
 		kept := refCutUnits(str, MaxStringLen)
 		return kept + fmt.Sprintf("...[truncated %d chars]", n-refUnits(kept))

@@ -69,6 +69,22 @@ func TestSummarize(t *testing.T) {
 		{"31 token chars", `{"v":"abcdefghijklmnopqrstuvwxyz01234"}`, `{"v":"abcdefghijklmnopqrstuvwxyz01234"}`},
 		{"space breaks a token", `{"v":"abcdefghijklmnop qrstuvwxyz0123456789"}`, `{"v":"abcdefghijklmnop qrstuvwxyz0123456789"}`},
 
+		// Secrets inside longer strings (the value scanner, backend/redact).
+		{"secrets in a command", `{"command":"GITHUB_TOKEN=ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 DB_PASSWORD=hunter2 npm run dev --password hunter2"}`,
+			`{"command":"GITHUB_TOKEN=[REDACTED] DB_PASSWORD=[REDACTED] npm run dev --password [REDACTED]"}`},
+		{"url userinfo and query", `{"url":"https://user:hunter2@example.com/x?access_token=abc&page=2"}`,
+			`{"url":"https://[REDACTED]@example.com/x?access_token=[REDACTED]&page=2"}`},
+		{"known token in prose", `{"message":"my token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 ok"}`, `{"message":"my token is [REDACTED] ok"}`},
+		{"argv pair", `{"args":["--password","hunter2","--port","3000",["--token"],"kept"]}`,
+			`{"args":["--password","[REDACTED]","--port","3000",["--token"],"kept"]}`},
+		{"argv pair across a non-string", `["--password",3,"kept"]`, `["--password",3,"kept"]`},
+		{"secret cut at 240 is still found", `{"note":"` + long[:223] + ` ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"}`,
+			`{"note":"` + long[:223] + ` [REDACTED]"}`},
+		{"what stays", `{"cmd":"PORT=3000 vite --port 3000","url":"https://example.com/path?page=2"}`,
+			`{"cmd":"PORT=3000 vite --port 3000","url":"https://example.com/path?page=2"}`},
+		{"prompts are text", `{"prompt":"my key is sk-proj-abc","systemPrompt":"be brief","PROMPT":"x"}`,
+			`{"prompt":"[REDACTED_TEXT 21 chars]","systemPrompt":"[REDACTED_TEXT 8 chars]","PROMPT":"[REDACTED_TEXT 1 chars]"}`},
+
 		// Long strings, depth and arrays.
 		{"long string cut", `{"note":"` + long + `"}`, `{"note":"` + long[:240] + `...[truncated 160 chars]"}`},
 		{"240 chars kept", `{"note":"` + long[:240] + `"}`, `{"note":"` + long[:240] + `"}`},

@@ -39,8 +39,9 @@ type URLError struct {
 	Reason string
 }
 
-// Error implements error.
-func (e *URLError) Error() string { return fmt.Sprintf("cannot open %q: %s", e.URL, e.Reason) }
+// Error implements error. It does not quote the URL, which may hold
+// credentials or tokens (the caller knows what it sent).
+func (e *URLError) Error() string { return "cannot open the URL: " + e.Reason }
 
 // HistoryError says that a tab has no history entry in the asked direction.
 type HistoryError struct{ Direction string }

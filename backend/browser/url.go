@@ -36,8 +36,8 @@ func NormalizeURL(raw string) (string, error) {
 		}
 	}
 	u, err := url.Parse(s)
-	if err != nil {
-		return "", &URLError{URL: raw, Reason: "not a URL: " + err.Error()}
+	if err != nil { // its message quotes the URL or parts of it
+		return "", &URLError{URL: raw, Reason: "not a well-formed URL (check the host, the port and any % escapes)"}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
@@ -56,7 +56,19 @@ func NormalizeURL(raw string) (string, error) {
 	case "data":
 		return s, nil
 	}
-	return "", &URLError{URL: raw, Reason: "only http, https, data: and about:blank URLs can be opened in a tab, not " + u.Scheme + ":"}
+	reason := "only http, https, data: and about:blank URLs can be opened in a tab"
+	if scheme := strings.ToLower(u.Scheme); refusedSchemes[scheme] {
+		reason += ", not " + scheme + ":" // a known scheme, nothing of the caller's
+	}
+	return "", &URLError{URL: raw, Reason: reason}
+}
+
+// refusedSchemes are the schemes a refusal names; any other scheme (which
+// may be the user part of "user:password@host") is not repeated.
+var refusedSchemes = map[string]bool{
+	"file": true, "javascript": true, "chrome": true, "chrome-untrusted": true, "chrome-extension": true,
+	"devtools": true, "view-source": true, "blob": true, "filesystem": true, "ftp": true, "ws": true, "wss": true,
+	"mailto": true, "tel": true, "intent": true, "vbscript": true, "ssh": true, "git": true,
 }
 
 // isLocalHost reports whether an address without a scheme names this

@@ -97,3 +97,21 @@ func TestRing(t *testing.T) {
 		t.Errorf("last(2) = %v, want [3 40]", got)
 	}
 }
+
+// TestURLErrorDoesNotQuoteTheURL: a refused URL's message says why without
+// repeating the URL, which may hold credentials or tokens.
+func TestURLErrorDoesNotQuoteTheURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"ftp://user:hunter2@example.com/?token=s3cr3tv4lue", "cannot open the URL: only http, https, data: and about:blank URLs can be opened in a tab, not ftp:"},
+		{"hunter2:s3cr3tv4lue", "cannot open the URL: not a well-formed URL (check the host, the port and any % escapes)"},
+		{"s3cr3tv4lue://example.com/", "cannot open the URL: only http, https, data: and about:blank URLs can be opened in a tab"},
+		{"http://user:hunter2@[::1/?token=s3cr3tv4lue", "cannot open the URL: not a well-formed URL (check the host, the port and any % escapes)"},
+		{"http://hunter2 s3cr3tv4lue", "cannot open the URL: not a well-formed URL (check the host, the port and any % escapes)"},
+		{"http://169.254.169.254/?token=s3cr3tv4lue", "cannot open the URL: link-local addresses (such as cloud metadata services) are blocked"},
+	} {
+		_, err := NormalizeURL(tt.in)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("NormalizeURL(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}

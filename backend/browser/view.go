@@ -329,7 +329,7 @@ func (t *Tab) Viewport() (Viewport, float64) {
 // live view follows its pane with it).
 func (t *Tab) SetViewport(ctx context.Context, vp Viewport, scale float64) error {
 	if vp.Width < 100 || vp.Height < 100 || vp.Width > 8192 || vp.Height > 8192 {
-		return fmt.Errorf("browser: viewport %dx%d is out of range (100–8192)", vp.Width, vp.Height)
+		return errors.New("browser: viewport is out of range (width and height 100–8192)")
 	}
 	if scale <= 0 {
 		scale = 1
@@ -445,11 +445,11 @@ func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
 	case InputMouse:
 		typ := input.DispatchMouseEventType(ev.Type)
 		if typ != input.DispatchMouseEventTypeMousePressed && typ != input.DispatchMouseEventTypeMouseReleased && typ != input.DispatchMouseEventTypeMouseMoved {
-			return fmt.Errorf("browser: input: unknown mouse event type %q", ev.Type)
+			return errors.New("browser: input: unknown mouse event type (mousePressed, mouseReleased or mouseMoved)")
 		}
 		btn, ok := mouseButtons[ev.Button]
 		if !ok {
-			return fmt.Errorf("browser: input: unknown mouse button %q", ev.Button)
+			return errors.New("browser: input: unknown mouse button")
 		}
 		_, err = cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
 			Type: typ, X: ev.X, Y: ev.Y, Button: btn, Buttons: int64(ev.Buttons), ClickCount: int64(ev.ClickCount), Modifiers: int64(ev.Modifiers),
@@ -469,7 +469,7 @@ func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
 		}
 		_, err = cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: ev.Text})
 	default:
-		return fmt.Errorf("browser: input: unknown kind %q (mouse, wheel, key or text)", ev.Kind)
+		return errors.New("browser: input: unknown kind (mouse, wheel, key or text)")
 	}
 	if err != nil {
 		return t.fail("input", err)
@@ -503,7 +503,7 @@ func (t *Tab) dispatchKey(ctx context.Context, ev InputEvent) error {
 	case "keyUp":
 		p.Type = input.DispatchKeyEventTypeKeyUp
 	default:
-		return fmt.Errorf("browser: input: unknown key event type %q (keyDown or keyUp)", ev.Type)
+		return errors.New("browser: input: unknown key event type (keyDown or keyUp)")
 	}
 	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, p)
 	return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 // maxLineBytes bounds a line held while waiting for its newline; a longer
@@ -183,7 +184,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	d.state.Status = StatusRunning
 	d.readersLeft = 2
 	d.mu.Unlock()
-	m.logf("info", "dev server %s started (pid %d): %s", d.id, pid, spec.Command)
+	m.logf("info", "dev server %s started (pid %d): %s", d.id, pid, redactedCommandLine(spec))
 	m.remember(record{
 		ID: d.id, Kind: KindDevServer, PID: pid, PGID: pid, Cwd: cwd,
 		Command: commandLine(spec), StartedAt: d.state.StartedAt, StartTime: procStartTime(pid),
@@ -201,6 +202,14 @@ func commandLine(spec DevSpec) string {
 		return spec.Command
 	}
 	return spec.Command + " " + strings.Join(spec.Args, " ")
+}
+
+// redactedCommandLine is commandLine with the secrets in it replaced by
+// [redact.Marker], for the log: GITHUB_TOKEN=…, --password …, URL
+// userinfo, known tokens (the args as an argv, so --password's value goes
+// whole).
+func redactedCommandLine(spec DevSpec) string {
+	return redact.String(commandLine(DevSpec{Command: spec.Command, Args: redact.Args(spec.Args)}))
 }
 
 // pruneDevsLocked forgets the oldest ended dev servers beyond

@@ -18,7 +18,7 @@ func ParseSignal(name string, def syscall.Signal) (syscall.Signal, error) {
 	}
 	if n, err := strconv.Atoi(name); err == nil {
 		if n <= 0 || n > 64 {
-			return 0, invalidf("unknown signal %q", name)
+			return 0, invalidf("unknown signal number (signals are 1 to 64)")
 		}
 		return syscall.Signal(n), nil
 	}
@@ -29,7 +29,7 @@ func ParseSignal(name string, def syscall.Signal) (syscall.Signal, error) {
 	if s := unix.SignalNum(up); s != 0 {
 		return s, nil
 	}
-	return 0, invalidf("unknown signal %q (use a name like SIGTERM, SIGINT, SIGKILL or SIGHUP)", name)
+	return 0, invalidf("unknown signal (use a name like SIGTERM, SIGINT, SIGKILL or SIGHUP)")
 }
 
 // signalName is the conventional name of s ("SIGTERM"), or its number.

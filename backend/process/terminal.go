@@ -127,7 +127,7 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 		return Terminal{}, err
 	}
 	if spec.Cols < 0 || spec.Rows < 0 || spec.Cols > 0xffff || spec.Rows > 0xffff {
-		return Terminal{}, invalidf("terminal size %d×%d is out of range", spec.Cols, spec.Rows)
+		return Terminal{}, invalidf("terminal size is out of range (cols and rows 0 to 65535)")
 	}
 	cols, rows := spec.Cols, spec.Rows
 	if cols == 0 {
@@ -347,7 +347,7 @@ func (m *Manager) ResizeTerminal(id string, cols, rows int) (Terminal, error) {
 		return Terminal{}, err
 	}
 	if cols <= 0 || rows <= 0 || cols > 0xffff || rows > 0xffff {
-		return Terminal{}, invalidf("terminal size %d×%d: cols and rows must be positive", cols, rows)
+		return Terminal{}, invalidf("terminal size is out of range: cols and rows must be 1 to 65535")
 	}
 	// pty.Setsize would call Fd() and put the master in blocking mode;
 	// the same ioctl through the raw conn keeps it non-blocking.

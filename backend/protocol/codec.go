@@ -434,11 +434,19 @@ func invalid(reason string) *FrameError { return &FrameError{Message: "Invalid m
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		// encoding/json appends the literal of a number that does not fit
+		// ("number 99999999999999999999"); say what is wrong without it.
+		kind, literal, _ := strings.Cut(te.Value, " ")
 		field := te.Field
-		if field == "" {
-			return fmt.Sprintf("expected %s, got %s", te.Type, te.Value)
+		switch {
+		case field == "" && literal != "":
+			return fmt.Sprintf("expected %s, got a %s out of range or not an integer", te.Type, kind)
+		case field == "":
+			return fmt.Sprintf("expected %s, got %s", te.Type, kind)
+		case literal != "":
+			return fmt.Sprintf("field %q is out of range or not an integer", field)
 		}
-		return fmt.Sprintf("field %q must be %s, got %s", field, jsonKind(te.Type.Kind().String()), te.Value)
+		return fmt.Sprintf("field %q must be %s, got %s", field, jsonKind(te.Type.Kind().String()), kind)
 	}
 	return err.Error()
 }

@@ -233,6 +233,8 @@ func TestInvalidFramesRejected(t *testing.T) {
 		{"bad caller", `{"type":"tool_call","requestId":"r","toolName":"x","clientInfo":{"caller":"root"}}`, `Invalid message: clientInfo.caller "root" is not one of cli|renderer|agent|plugin|internal`},
 		{"zero timeout", `{"type":"tool_call","requestId":"r","toolName":"x","timeoutMs":0}`, `Invalid message: field "timeoutMs" must be a positive integer`},
 		{"negative timeout", `{"type":"tool_call","requestId":"r","toolName":"x","timeoutMs":-5}`, `Invalid message: field "timeoutMs" must be a positive integer`},
+		{"huge timeout", `{"type":"tool_call","requestId":"r","toolName":"x","timeoutMs":99999999999999999999}`, `Invalid message: field "timeoutMs" is out of range or not an integer`},
+		{"fractional timeout", `{"type":"tool_call","requestId":"r","toolName":"x","timeoutMs":1.5}`, `Invalid message: field "timeoutMs" is out of range or not an integer`},
 		{"requestId number", `{"type":"cancel_tool_call","requestId":7}`, `Invalid message: field "requestId" must be a string, got number`},
 		{"cancel without id", `{"type":"cancel_tool_call"}`, `Invalid message: field "requestId" must be a non-empty string`},
 		{"result without ok", `{"type":"tool_result","requestId":"r","result":{}}`, `Invalid message: field "result.ok" is required`},

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/meith-dev/meith/backend/redact"
 )
 
 // Issue is one problem found in a call's arguments. Path is the dotted
@@ -38,8 +40,17 @@ type validator struct {
 	issues []Issue
 }
 
+// add records an issue. Its message never quotes an argument's value
+// (which may be a secret): it names the argument and says what kind of
+// value it got. Names are kept, and the message and path still go through
+// the value scanner ([redact.String]), since a key can be anything.
 func (v *validator) add(path, format string, args ...any) {
-	v.issues = append(v.issues, Issue{Path: path, Message: fmt.Sprintf(format, args...)})
+	v.issues = append(v.issues, issue(path, fmt.Sprintf(format, args...)))
+}
+
+// issue is an Issue with its path and message redacted.
+func issue(path, msg string) Issue {
+	return Issue{Path: redact.String(path), Message: redact.String(msg)}
 }
 
 // check validates val at path against s.
@@ -55,11 +66,11 @@ func (v *validator) check(path string, val any, s *jsonschema.Schema) {
 		return
 	}
 	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, val) }) {
-		v.add(path, "%s must be one of %s, got %s", argName(path), listValues(s.Enum), describe(val))
+		v.add(path, "%s must be one of %s, got %s not in the list", argName(path), listValues(s.Enum), describe(val))
 		return
 	}
 	if s.Const != nil && !jsonEqual(*s.Const, val) {
-		v.add(path, "%s must be %s, got %s", argName(path), literal(*s.Const), describe(val))
+		v.add(path, "%s must be %s, got %s", argName(path), literal(*s.Const), describeOther(val))
 		return
 	}
 	switch x := val.(type) {
@@ -105,10 +116,10 @@ func (v *validator) checkType(path string, val any, s *jsonschema.Schema) bool {
 	if got == "number" && slices.Contains(types, "integer") {
 		n := val.(json.Number)
 		if isIntegerLiteral(string(n)) {
-			v.add(path, "%s is out of range, got %s", argName(path), n)
+			v.add(path, "%s is out of range: it must be a 64-bit integer", argName(path))
 			return false
 		}
-		v.add(path, "%s must be %s, got %s", argName(path), describeTypes(types), n)
+		v.add(path, "%s must be %s, got a number with a fraction or an exponent", argName(path), describeTypes(types))
 		return false
 	}
 	v.add(path, "%s must be %s, got %s", argName(path), describeTypes(types), describe(val))
@@ -118,19 +129,19 @@ func (v *validator) checkType(path string, val any, s *jsonschema.Schema) bool {
 func (v *validator) checkNumber(path string, n json.Number, s *jsonschema.Schema) {
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok {
-		v.add(path, "%s is not a usable number: %s", argName(path), n)
+		v.add(path, "%s is not a usable number", argName(path))
 		return
 	}
 	cmp := func(f float64) int { return r.Cmp(new(big.Rat).SetFloat64(f)) }
 	switch {
 	case s.Minimum != nil && cmp(*s.Minimum) < 0:
-		v.add(path, "%s must be >= %s, got %s", argName(path), formatFloat(*s.Minimum), n)
+		v.add(path, "%s must be >= %s, got a smaller number", argName(path), formatFloat(*s.Minimum))
 	case s.Maximum != nil && cmp(*s.Maximum) > 0:
-		v.add(path, "%s must be <= %s, got %s", argName(path), formatFloat(*s.Maximum), n)
+		v.add(path, "%s must be <= %s, got a larger number", argName(path), formatFloat(*s.Maximum))
 	case s.ExclusiveMinimum != nil && cmp(*s.ExclusiveMinimum) <= 0:
-		v.add(path, "%s must be > %s, got %s", argName(path), formatFloat(*s.ExclusiveMinimum), n)
+		v.add(path, "%s must be > %s", argName(path), formatFloat(*s.ExclusiveMinimum))
 	case s.ExclusiveMaximum != nil && cmp(*s.ExclusiveMaximum) >= 0:
-		v.add(path, "%s must be < %s, got %s", argName(path), formatFloat(*s.ExclusiveMaximum), n)
+		v.add(path, "%s must be < %s", argName(path), formatFloat(*s.ExclusiveMaximum))
 	}
 }
 
@@ -236,10 +247,10 @@ func prepareArgs(args json.RawMessage, s *jsonschema.Schema) (json.RawMessage, [
 	args = normalizeArgs(args)
 	var val any
 	if err := decodeJSON(args, &val); err != nil {
-		return nil, []Issue{{Message: "arguments are not valid JSON: " + err.Error()}}
+		return nil, []Issue{issue("", "arguments are not valid JSON: "+err.Error())}
 	}
 	if _, ok := val.(map[string]any); !ok {
-		return nil, []Issue{{Message: "arguments must be a JSON object, got " + describe(val)}}
+		return nil, []Issue{issue("", "arguments must be a JSON object, got "+describe(val))}
 	}
 	var v validator
 	v.check("", val, s)
@@ -250,7 +261,7 @@ func prepareArgs(args json.RawMessage, s *jsonschema.Schema) (json.RawMessage, [
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(applyDefaults(val, s)); err != nil {
-		return nil, []Issue{{Message: "arguments cannot be re-encoded: " + err.Error()}}
+		return nil, []Issue{issue("", "arguments cannot be re-encoded: "+err.Error())}
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
@@ -266,10 +277,10 @@ func decodeStrict(args json.RawMessage, dst any) []Issue {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return []Issue{{Path: te.Field, Message: fmt.Sprintf("%s must be %s, got %s",
-			argName(te.Field), describeGoType(te.Type.Kind().String()), te.Value)}}
+		return []Issue{issue(te.Field, fmt.Sprintf("%s must be %s, got %s",
+			argName(te.Field), describeGoType(te.Type.Kind().String()), describeJSONKind(te.Value)))}
 	}
-	return []Issue{{Message: "invalid arguments: " + err.Error()}}
+	return []Issue{issue("", "invalid arguments: "+err.Error())}
 }
 
 // normalizeArgs turns missing, blank and null arguments into {}.
@@ -409,8 +420,9 @@ func describeGoType(kind string) string {
 	return kind
 }
 
-// describe names a JSON value for a message: strings and numbers with their
-// value, containers by kind.
+// describe names a JSON value for a message by its kind, never by its
+// value, which may be a secret: "a string", "a number", "an array", "an
+// object"; booleans and null, which hold nothing, as themselves.
 func describe(val any) string {
 	switch x := val.(type) {
 	case nil:
@@ -418,18 +430,48 @@ func describe(val any) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case json.Number:
-		return string(x)
+		return "a number"
 	case string:
-		if r := []rune(x); len(r) > 40 {
-			x = string(r[:40]) + "…"
-		}
-		return strconv.Quote(x)
+		return "a string"
 	case []any:
 		return "an array"
 	case map[string]any:
 		return "an object"
 	}
-	return fmt.Sprintf("%v", val)
+	return "a value of another kind"
+}
+
+// describeOther is describe for a value of the expected kind but another
+// value: "a different string".
+func describeOther(val any) string {
+	switch val.(type) {
+	case nil, bool:
+		return describe(val)
+	}
+	return "a different " + strings.TrimPrefix(strings.TrimPrefix(describe(val), "an "), "a ")
+}
+
+// describeJSONKind names the kind of JSON value that encoding/json reports
+// in an UnmarshalTypeError ("string", "number", "number 1e999", …), without
+// the value it may append.
+func describeJSONKind(value string) string {
+	kind, _, _ := strings.Cut(value, " ")
+	switch kind {
+	case "string":
+		return "a string"
+	case "number":
+		if value != kind {
+			return "a number out of its range"
+		}
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	}
+	return "a value of another kind"
 }
 
 func literal(v any) string {

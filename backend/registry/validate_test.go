@@ -68,33 +68,35 @@ func TestValidationMessages(t *testing.T) {
 		{"val", `{"url":"x","inline":{"retrys":1}}`, `unknown argument "inline.retrys" (did you mean "inline.retries"?)`, "inline.retrys"},
 		{"val", `{"url":"x","inline":{"count":1}}`, `unknown argument "inline.count" (expected one of "inline.retries")`, "inline.count"},
 		{"none", `{"x":1}`, `unknown argument "x" (this tool takes no arguments)`, "x"},
-		{"val", `{"url":5}`, `argument "url" must be a string, got 5`, "url"},
+		{"val", `{"url":5}`, `argument "url" must be a string, got a number`, "url"},
 		{"val", `{"url":null}`, `argument "url" must be a string, got null`, "url"},
 		{"val", `{"url":["a"]}`, `argument "url" must be a string, got an array`, "url"},
-		{"val", `{"url":"x","delayMs":1.5}`, `argument "delayMs" must be an integer, got 1.5`, "delayMs"},
-		{"val", `{"url":"x","delayMs":1.0}`, `argument "delayMs" must be an integer, got 1.0`, "delayMs"},
-		{"val", `{"url":"x","delayMs":1e3}`, `argument "delayMs" must be an integer, got 1e3`, "delayMs"},
-		{"val", `{"url":"x","delayMs":"5"}`, `argument "delayMs" must be an integer, got "5"`, "delayMs"},
-		{"val", `{"url":"x","delayMs":99999999999999999999}`, `argument "delayMs" is out of range, got 99999999999999999999`, "delayMs"},
-		{"val", `{"url":"x","delayMs":-1}`, `argument "delayMs" must be >= 0, got -1`, "delayMs"},
-		{"val", `{"url":"x","delayMs":600001}`, `argument "delayMs" must be <= 600000, got 600001`, "delayMs"},
-		{"val", `{"url":"x","ratio":1.01}`, `argument "ratio" must be <= 1, got 1.01`, "ratio"},
+		{"val", `{"url":"x","delayMs":1.5}`, `argument "delayMs" must be an integer, got a number with a fraction or an exponent`, "delayMs"},
+		{"val", `{"url":"x","delayMs":1.0}`, `argument "delayMs" must be an integer, got a number with a fraction or an exponent`, "delayMs"},
+		{"val", `{"url":"x","delayMs":1e3}`, `argument "delayMs" must be an integer, got a number with a fraction or an exponent`, "delayMs"},
+		{"val", `{"url":"x","delayMs":"5"}`, `argument "delayMs" must be an integer, got a string`, "delayMs"},
+		{"val", `{"url":"x","delayMs":99999999999999999999}`, `argument "delayMs" is out of range: it must be a 64-bit integer`, "delayMs"},
+		{"val", `{"url":"x","delayMs":-1}`, `argument "delayMs" must be >= 0, got a smaller number`, "delayMs"},
+		{"val", `{"url":"x","delayMs":600001}`, `argument "delayMs" must be <= 600000, got a larger number`, "delayMs"},
+		{"val", `{"url":"x","ratio":1.01}`, `argument "ratio" must be <= 1, got a larger number`, "ratio"},
 		{"val", `{"url":"x","ratio":true}`, `argument "ratio" must be a number, got true`, "ratio"},
-		{"val", `{"url":"x","small":200}`, `argument "small" must be <= 127, got 200`, "small"},
-		{"val", `{"url":"x","scope":"everything"}`, `argument "scope" must be one of "all", "staged", "unstaged", got "everything"`, "scope"},
-		{"val", `{"url":"x","level":5}`, `argument "level" must be one of 1, 2, 3, got 5`, "level"},
-		{"val", `{"url":"x","flag":"yes"}`, `argument "flag" must be a boolean, got "yes"`, "flag"},
-		{"val", `{"url":"x","tags":"a"}`, `argument "tags" must be an array or null, got "a"`, "tags"},
-		{"val", `{"url":"x","tags":["a",1]}`, `argument "tags[1]" must be a string, got 1`, "tags[1]"},
-		{"val", `{"url":"x","opts":"fast"}`, `argument "opts" must be an object or null, got "fast"`, "opts"},
+		{"val", `{"url":"x","small":200}`, `argument "small" must be <= 127, got a larger number`, "small"},
+		{"val", `{"url":"x","scope":"everything"}`, `argument "scope" must be one of "all", "staged", "unstaged", got a string not in the list`, "scope"},
+		{"val", `{"url":"x","level":5}`, `argument "level" must be one of 1, 2, 3, got a number not in the list`, "level"},
+		{"val", `{"url":"x","flag":"yes"}`, `argument "flag" must be a boolean, got a string`, "flag"},
+		{"val", `{"url":"x","tags":"a"}`, `argument "tags" must be an array or null, got a string`, "tags"},
+		{"val", `{"url":"x","tags":["a",1]}`, `argument "tags[1]" must be a string, got a number`, "tags[1]"},
+		{"val", `{"url":"x","opts":"fast"}`, `argument "opts" must be an object or null, got a string`, "opts"},
 		{"val", `{"url":"x","opts":{}}`, `missing required argument "opts.depth"`, "opts.depth"},
-		{"val", `{"url":"x","opts":{"depth":0}}`, `argument "opts.depth" must be >= 1, got 0`, "opts.depth"},
-		{"val", `{"url":"x","opts":{"depth":1,"mode":"medium"}}`, `argument "opts.mode" must be one of "fast", "slow", got "medium"`, "opts.mode"},
+		{"val", `{"url":"x","opts":{"depth":0}}`, `argument "opts.depth" must be >= 1, got a smaller number`, "opts.depth"},
+		{"val", `{"url":"x","opts":{"depth":1,"mode":"medium"}}`, `argument "opts.mode" must be one of "fast", "slow", got a string not in the list`, "opts.mode"},
 		{"val", `{"url":"x","items":[{"depth":1},{}]}`, `missing required argument "items[1].depth"`, "items[1].depth"},
 		{"val", `{"url":"x","inline":null}`, `argument "inline" must be an object, got null`, "inline"},
-		{"val", `{"url":"x","meta":{"a":"b"}}`, `argument "meta.a" must be an integer, got "b"`, "meta.a"},
+		{"val", `{"url":"x","meta":{"a":"b"}}`, `argument "meta.a" must be an integer, got a string`, "meta.a"},
+		{"val", `{"url":"x","flag":"ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"}`, `argument "flag" must be a boolean, got a string`, "flag"},
+		{"val", `{"url":"x","ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5":1}`, `unknown argument "[REDACTED]" (expected one of "url", "delayMs", "scope", "level", "ratio", "flag", "tags", "opts", "inline", "meta", "data", "small", "items")`, "[REDACTED]"},
 		{"val", `[1]`, `arguments must be a JSON object, got an array`, ""},
-		{"val", `"x"`, `arguments must be a JSON object, got "x"`, ""},
+		{"val", `"x"`, `arguments must be a JSON object, got a string`, ""},
 		{"val", `{"url":`, `arguments are not valid JSON: unexpected EOF`, ""},
 		{"val", `{} {}`, `arguments are not valid JSON: unexpected data after the JSON value`, ""},
 	}
@@ -128,9 +130,9 @@ func TestValidationDetailsListEveryIssue(t *testing.T) {
 	want := `{"issues":[` +
 		`{"path":"delayms","message":"unknown argument \"delayms\" (did you mean \"delayMs\"?)"},` +
 		`{"path":"url","message":"missing required argument \"url\""},` +
-		`{"path":"scope","message":"argument \"scope\" must be one of \"all\", \"staged\", \"unstaged\", got \"x\""},` +
-		`{"path":"tags[0]","message":"argument \"tags[0]\" must be a string, got 1"},` +
-		`{"path":"tags[1]","message":"argument \"tags[1]\" must be a string, got 2"}]}`
+		`{"path":"scope","message":"argument \"scope\" must be one of \"all\", \"staged\", \"unstaged\", got a string not in the list"},` +
+		`{"path":"tags[0]","message":"argument \"tags[0]\" must be a string, got a number"},` +
+		`{"path":"tags[1]","message":"argument \"tags[1]\" must be a string, got a number"}]}`
 	if res.Error == nil {
 		t.Fatalf("Call(val) = %+v, want a validation error", res)
 	}
@@ -266,7 +268,7 @@ func TestDecodeStrictReportsTypeErrors(t *testing.T) {
 		N int8 `json:"n"`
 	}
 	issues := decodeStrict(json.RawMessage(`{"n":1000}`), &dst)
-	want := []Issue{{Path: "n", Message: `argument "n" must be an integer, got number 1000`}}
+	want := []Issue{{Path: "n", Message: `argument "n" must be an integer, got a number out of its range`}}
 	if !reflect.DeepEqual(issues, want) {
 		t.Errorf("decodeStrict(n=1000) = %+v, want %+v", issues, want)
 	}

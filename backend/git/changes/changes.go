@@ -112,7 +112,7 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 		scope = ScopeAll
 	}
 	if !slices.Contains(Scopes, scope) {
-		return nil, fmt.Errorf("changes: unknown scope %q", scope)
+		return nil, errors.New("changes: unknown scope (all, staged or unstaged)")
 	}
 	r := e.Repo()
 	st, err := e.Status(ctx, status.Options{NoAheadBehind: true, NoUntracked: opts.NoUntracked || scope == ScopeStaged})

@@ -392,11 +392,11 @@ func parseMode(s string) (filemode.FileMode, error) {
 		n++
 	}
 	if n == 0 || n == len(s) || !isSpace(s[n]) {
-		return filemode.Empty, fmt.Errorf("invalid mode %q", strings.TrimSpace(s))
+		return filemode.Empty, errors.New("invalid file mode")
 	}
 	v, err := strconv.ParseUint(s[:n], 8, 32)
 	if err != nil {
-		return filemode.Empty, fmt.Errorf("invalid mode %q", strings.TrimSpace(s))
+		return filemode.Empty, errors.New("invalid file mode")
 	}
 	return filemode.FileMode(v), nil
 }

@@ -272,7 +272,7 @@ func TestParseErrors(t *testing.T) {
 		{"header only", "diff --git a/f b/f\nindex 1..2 100644\n", "no hunks and no metadata change"},
 		{"new file with old lines", "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", "depends on old contents"},
 		{"deleted and renamed", "diff --git a/f b/g\ndeleted file mode 100644\nrename from f\nrename to g\n", "inconsistent header lines"},
-		{"bad mode", "diff --git a/f b/f\nold mode 10x644\nnew mode 100755\n", "invalid mode"},
+		{"bad mode", "diff --git a/f b/f\nold mode 10x644\nnew mode 100755\n", "invalid file mode"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in))

@@ -32,7 +32,7 @@ func ParseTarget(s string) (Target, error) {
 	case TargetStaged, TargetBoth:
 		return Target(s), nil
 	}
-	return "", &ArgumentError{Reason: "target must be worktree, staged or both, not " + s}
+	return "", &ArgumentError{Reason: "target must be worktree, staged or both"}
 }
 
 // RestorePaths restores paths from the index or HEAD.
@@ -55,7 +55,7 @@ func RestorePaths(ctx context.Context, r *repo.Repo, paths []string, target Targ
 		return UnstagePaths(ctx, r, paths)
 	}
 	if target != TargetWorktree && target != TargetBoth {
-		return &ArgumentError{Reason: "target must be worktree, staged or both, not " + string(target)}
+		return &ArgumentError{Reason: "target must be worktree, staged or both"}
 	}
 	rels, err := confinePaths(r, paths)
 	if err != nil {
@@ -187,7 +187,7 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 		return UnstagePatch(ctx, r, patchText)
 	case TargetWorktree, TargetBoth:
 	default:
-		return &ArgumentError{Reason: "target must be worktree, staged or both, not " + string(target)}
+		return &ArgumentError{Reason: "target must be worktree, staged or both"}
 	}
 	fps, err := parsePatch(patchText)
 	if err != nil {

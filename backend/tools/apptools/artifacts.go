@@ -15,6 +15,7 @@ import (
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/artifact"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -46,8 +47,10 @@ type BugReportResult struct {
 
 // BugReport is the document app_export_bug_report writes. It holds nothing
 // secret: counts and settings of the state, health, the app log (what the
-// runtime already logged), the tool catalog and file sizes — never tool
-// arguments or the audit log.
+// runtime already logged, redacted again as it is read back, see
+// [applog.Logger.Query]), the tool catalog and file sizes — never tool
+// arguments or the audit log. The health checks' messages and details go
+// through the value scanner (backend/redact) too.
 type BugReport struct {
 	Schema       string         `json:"schema"`
 	ExportedAt   string         `json:"exportedAt"`
@@ -211,11 +214,26 @@ func bugReport(ctx context.Context, d Deps, pid, logsLimit int) (BugReport, erro
 		Environment: Environment{Platform: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(), PID: pid,
 			Cwd: cwd, UptimeSeconds: time.Since(d.StartedAt).Seconds()},
 		StateSummary: summary,
-		Health:       health(ctx, d, pid),
+		Health:       redactHealth(health(ctx, d, pid)),
 		Logs:         logs,
 		ToolRegistry: tools,
 		Storage:      Storage{DataDirectory: d.UserData, Collections: collections(d)},
 	}, nil
+}
+
+// redactHealth returns h with the secrets in its checks' messages and
+// details redacted (an error text in a check may quote a URL or a command).
+func redactHealth(h Health) Health {
+	checks := make([]Check, len(h.Checks))
+	for i, c := range h.Checks {
+		c.Message = redact.String(c.Message)
+		if c.Details != nil {
+			c.Details = redact.Value(c.Details).(map[string]any)
+		}
+		checks[i] = c
+	}
+	h.Checks = checks
+	return h
 }
 
 // writeArtifact writes b to a new file <userData>/artifacts/<prefix><UTC

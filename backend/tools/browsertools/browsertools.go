@@ -33,6 +33,7 @@ import (
 	"github.com/meith-dev/meith/backend/artifact"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -423,7 +424,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.Register(r, registry.Tool{Name: "cdp_command", Description: "Issue a raw Chrome DevTools Protocol command against a tab (e.g. Page.navigate, Runtime.evaluate). Treated as browser control.", Capabilities: controlsNetwork},
 		func(ctx context.Context, call *registry.Call, in CDPInput) (CDPResult, error) {
 			if !cdpMethodRE.MatchString(in.Method) {
-				return CDPResult{}, validationError("method", fmt.Sprintf("method %q is not a DevTools Protocol method (Domain.method, e.g. Runtime.evaluate)", in.Method))
+				return CDPResult{}, validationError("method", "method is not a DevTools Protocol method (Domain.method, e.g. Runtime.evaluate)")
 			}
 			domain, _, _ := strings.Cut(in.Method, ".")
 			for _, d := range refusedCDPDomains {
@@ -724,7 +725,10 @@ func normalizeURL(raw string) (string, error) {
 }
 
 // validationError is a VALIDATION_ERROR shaped like the registry's own.
+// msg must not quote an argument's value (ids may stay: the caller needs
+// them to act); it goes through the value scanner all the same.
 func validationError(field, msg string) error {
+	msg = redact.String(msg)
 	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }

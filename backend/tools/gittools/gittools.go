@@ -26,6 +26,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/status"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -440,8 +441,12 @@ func confine(rp *repo.Repo, field, p string) (string, error) {
 	return c, nil
 }
 
-// validation is a VALIDATION_ERROR shaped like the registry's own.
+// validation is a VALIDATION_ERROR shaped like the registry's own. msg
+// must not quote an argument's value (paths and branch names may stay: the
+// caller needs them to act); it goes through the value scanner all the
+// same.
 func validation(field, msg string) error {
+	msg = redact.String(msg)
 	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }
@@ -457,7 +462,7 @@ func toolError(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case history.IsInvalidArgument(err), history.IsInvalidBranchName(err), history.IsLineRange(err), repo.IsPathError(err):
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
 	case repo.IsNotRepo(err):
 		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "Not inside a git repository: " + err.Error(), Err: err}
 	}

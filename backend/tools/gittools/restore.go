@@ -9,6 +9,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/stage"
 	"github.com/meith-dev/meith/backend/git/status"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -191,7 +192,7 @@ func checkpointError(err error) error {
 	case checkpoint.IsUnknownCheckpoint(err):
 		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
 	case checkpoint.IsArgumentError(err):
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
 	}
 	return toolError(err)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/stage"
 	"github.com/meith-dev/meith/backend/git/status"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -88,7 +89,7 @@ func (t *tools) pathsOrPatch(rp *repo.Repo, paths []string, patch string) ([]str
 // hunk) are TOOL_FAILED.
 func writeError(err error) error {
 	if stage.IsArgumentError(err) {
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err}
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
 	}
 	return toolError(err) // pathspec, ignored, unmerged, a patch that does not apply: TOOL_FAILED
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -570,8 +571,9 @@ func engineError(err error, unknown error) error {
 	case unknown != nil && process.IsUnknown(err):
 		return unknown
 	case process.IsInvalid(err):
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + err.Error(), Err: err,
-			Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "", Message: err.Error()}}}}
+		msg := redact.String(err.Error())
+		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg, Err: err,
+			Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "", Message: msg}}}}
 	}
 	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
 }
@@ -589,7 +591,10 @@ func unknownDevServer(id string) error {
 }
 
 // validationError is a VALIDATION_ERROR shaped like the registry's own.
+// msg must not quote an argument's value (paths may stay: the caller needs
+// them to act); it goes through the value scanner all the same.
 func validationError(field, msg string) error {
+	msg = redact.String(msg)
 	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -102,7 +103,7 @@ func (p Patch) validate() error {
 	for i, prof := range g.IdentityProfiles {
 		if !strings.HasPrefix(prof.ID, state.IdentityProfilePrefix+"_") {
 			return validationError(fmt.Sprintf("settings.git.identityProfiles[%d].id", i),
-				fmt.Sprintf("profile id %q must start with %q", prof.ID, state.IdentityProfilePrefix+"_"))
+				fmt.Sprintf("a profile id must start with %q", state.IdentityProfilePrefix+"_"))
 		}
 	}
 	if len(g.ActiveIdentityProfileID) > 0 {
@@ -119,7 +120,10 @@ func (p Patch) validate() error {
 }
 
 // validationError is a VALIDATION_ERROR shaped like the registry's own.
+// msg must not quote an argument's value; it goes through the value
+// scanner all the same.
 func validationError(path, msg string) error {
+	msg = redact.String(msg)
 	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: path, Message: msg}}}}
 }
@@ -161,7 +165,7 @@ func Register(r *registry.Registry, d Deps) {
 			}
 			// An invariant the patch broke (an unknown active profile, a
 			// duplicate id) is the caller's mistake.
-			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + err.Error(), Err: err}
+			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + redact.String(err.Error()), Err: err}
 		}
 		// The change is on disk before the answer; when state.json could
 		// not be written the result says so.

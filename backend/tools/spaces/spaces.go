@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -525,7 +526,10 @@ func nullableString(field string, raw json.RawMessage) (v *string, set bool, err
 }
 
 // validationError is a VALIDATION_ERROR shaped like the registry's own.
+// msg must not quote an argument's value; it goes through the value
+// scanner all the same.
 func validationError(field, msg string) error {
+	msg = redact.String(msg)
 	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }
