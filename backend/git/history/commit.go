@@ -257,7 +257,7 @@ func commitSubject(msg string) string {
 
 // mergeHeads reads MERGE_HEAD (a merge being concluded).
 func mergeHeads(r *repo.Repo) ([]plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD"))
+	b, err := repo.ReadRegular(filepath.Join(r.GitDir, "MERGE_HEAD"), repo.MaxRefFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -168,12 +168,16 @@ func (l *configLoader) load(cfg *gitConfig, file string, depth int) error {
 	if depth > 10 {
 		return fmt.Errorf("config: include depth exceeded at %s", file)
 	}
-	data, err := os.ReadFile(file)
+	// Config files and the files they include are repository-controlled:
+	// a named pipe or a device (include.path = /dev/zero) is refused with
+	// an error naming it, where git would hang or fail on a bad line.
+	data, err := repo.ReadRegular(file, repo.MaxTextFileBytes)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return nil
 	}
 	if err != nil {
-		if fi, statErr := os.Stat(file); statErr == nil && fi.IsDir() {
+		var nr *repo.NotRegularFileError
+		if errors.As(err, &nr) && nr.Mode.IsDir() {
 			return nil
 		}
 		return fmt.Errorf("config: %w", err)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,11 +107,11 @@ type attrChecker struct {
 func newAttrChecker(root, commonDir string, s *settings) *attrChecker {
 	a := &attrChecker{root: root, dirs: make(map[string][]attrLine)}
 	if s.attributesFile != "" {
-		if b, err := os.ReadFile(s.attributesFile); err == nil {
+		if b, err := repo.ReadRegular(s.attributesFile, repo.MaxTextFileBytes); err == nil {
 			a.global = parseAttributes(b, "")
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(commonDir, "info", "attributes")); err == nil {
+	if b, err := repo.ReadRegular(filepath.Join(commonDir, "info", "attributes"), repo.MaxTextFileBytes); err == nil {
 		a.info = parseAttributes(b, "")
 	}
 	return a
@@ -124,10 +125,8 @@ func (a *attrChecker) dirLines(dir string) []attrLine {
 		return lines
 	}
 	abs := filepath.Join(a.root, filepath.FromSlash(dir), ".gitattributes")
-	if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(abs); err == nil {
-			lines = parseAttributes(b, dir)
-		}
+	if b, err := repo.ReadRegularNoFollow(abs, repo.MaxTextFileBytes); err == nil {
+		lines = parseAttributes(b, dir)
 	}
 	a.mu.Lock()
 	a.dirs[dir] = lines
@@ -284,15 +283,12 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 	}
 	if action == crlfBinary {
 		// Stream: no conversion, so the content need not be held.
-		f, err := os.Open(abs)
+		f, err := repo.OpenRegularNoFollow(abs, math.MaxInt64) // streamed
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
+		fi := f.Stat()
 		sum := sha1.New()
 		sum.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
 		n, err := io.Copy(sum, f)
@@ -301,7 +297,7 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 		}
 		if n != fi.Size() {
 			// The file changed while it was read: hash what was read.
-			b, err := os.ReadFile(abs)
+			b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
@@ -311,7 +307,7 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 		sum.Sum(out[:0])
 		return out, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
