@@ -597,6 +597,10 @@ func (e *Engine) examine(w *walker, ix *Index, p string) {
 				w.wg.Wait()
 				w.untracked = saved
 			}
+		case dtOther:
+			if hasExact {
+				w.check(exact, &st)
+			}
 		case dtFile, dtLink:
 			if hasExact {
 				w.check(exact, &st)
