@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -59,6 +60,10 @@ func (c *gitConfig) bool(section, subsection, key string, def bool) bool {
 		return true
 	case "false", "no", "off", "0", "":
 		return false
+	}
+	// git_config_bool: any other integer is true unless zero.
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err == nil {
+		return n != 0
 	}
 	return def
 }
