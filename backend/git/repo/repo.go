@@ -6,6 +6,16 @@
 // Everything here is go-git and the standard library; no git executable is
 // ever run, so no hook, filter, fsmonitor or credential helper of the
 // repository can run either.
+//
+// Every file whose path or content a repository controls is read through
+// ReadRegular / OpenRegular (or their NoFollow forms for working-tree
+// files): opened with O_NONBLOCK, refused unless fstat says it is a
+// regular file (a *NotRegularFileError naming it), and read at most up to
+// the limit for its kind (a *FileTooLargeError naming the file and the
+// limit). go-git's own reads go through the same checks: Open builds the
+// go-git repository on a guarded billy file system instead of
+// git.PlainOpen. A named pipe or /dev/zero in a repository therefore
+// gives an error or is skipped, and never blocks a call or exhausts memory.
 package repo
 
 import (
