@@ -442,9 +442,9 @@ func appendReflogIn(r *repo.Repo, dir, name string, old, new plumbing.Hash, who,
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := repo.OpenRegularForAppend(path, 0o666)
 	if err != nil {
-		return
+		return // not there to append to (or not a regular file): no reflog
 	}
 	defer f.Close()
 	// git's copy_reflog_msg: blank runs become one space, ends trimmed.

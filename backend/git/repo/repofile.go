@@ -231,6 +231,28 @@ func (r *RegularFile) Stat() fs.FileInfo { return r.info }
 // Close closes the file.
 func (r *RegularFile) Close() error { return r.f.Close() }
 
+// OpenRegularForAppend opens (creating it with perm if missing) a
+// repository-controlled file to append to, such as a reflog. The open
+// never blocks (a named pipe without a reader would block a plain
+// O_WRONLY open for ever); anything but a regular file, /dev/null
+// included, gives a *NotRegularFileError.
+func OpenRegularForAppend(path string, perm fs.FileMode) (*os.File, error) {
+	f, err := openNonBlocking(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm, true)
+	if err != nil {
+		return nil, refusal(path, err, true)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
 // ReadRegular reads a whole repository-controlled file, following
 // symlinks, under the rules of OpenRegular.
 func ReadRegular(path string, limit int64) ([]byte, error) {
