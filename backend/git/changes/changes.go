@@ -25,6 +25,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/meith-dev/meith/backend/git/patch"
+	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/git/status"
 )
 
@@ -354,7 +355,7 @@ func read(e *status.Engine, s side) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("changes: %w", err)
 	}

@@ -56,7 +56,7 @@ func metadataPath(r *repo.Repo) string {
 // file that does not parse is moved aside (never lost) and read as empty.
 func readMetadata(r *repo.Repo) ([]Checkpoint, error) {
 	p := metadataPath(r)
-	b, err := os.ReadFile(p)
+	b, err := repo.ReadRegular(p, repo.MaxTextFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

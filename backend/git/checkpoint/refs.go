@@ -35,7 +35,7 @@ func resolveRef(r *repo.Repo, name string) (h plumbing.Hash, ok bool, err error)
 		if perWorktreeRef(name) {
 			dir = r.GitDir
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		b, err := repo.ReadRegular(filepath.Join(dir, filepath.FromSlash(name)), repo.MaxRefFileBytes)
 		switch {
 		case err == nil:
 			s := strings.TrimSpace(string(b))
@@ -59,7 +59,7 @@ func resolveRef(r *repo.Repo, name string) (h plumbing.Hash, ok bool, err error)
 
 // packedRef looks a ref up in the common directory's packed-refs.
 func packedRef(r *repo.Repo, name string) (plumbing.Hash, bool, error) {
-	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	f, err := repo.OpenRegular(filepath.Join(r.CommonDir, "packed-refs"), repo.MaxListFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return plumbing.ZeroHash, false, nil
 	}

@@ -184,7 +184,7 @@ func readWorktreeBlob(r *repo.Repo, p string) ([]byte, filemode.FileMode, error)
 	case !fi.Mode().IsRegular():
 		return nil, 0, &FileNotFoundError{Path: p, Reason: "is not a regular file"}
 	}
-	data, err := os.ReadFile(abs)
+	data, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blame: %w", err)
 	}

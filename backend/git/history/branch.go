@@ -245,7 +245,7 @@ func appendRepoConfig(r *repo.Repo, text string) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(path)
+	old, err := repo.ReadRegular(path, repo.MaxTextFileBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		f.Close()
 		os.Remove(f.Name())

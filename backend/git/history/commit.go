@@ -35,6 +35,10 @@ type CommitResult struct {
 	Summary string `json:"summary"`
 	// Output is git's first summary line, e.g. "[main abc1234] subject".
 	Output string `json:"output"`
+	// SigningSkipped says commit.gpgSign is true in the configuration:
+	// git would sign the commit (running gpg), meith never runs gpg, so
+	// this commit is unsigned.
+	SigningSkipped bool `json:"signingSkipped,omitempty"`
 }
 
 // emptyTree is the hash of the tree with no entries.
@@ -47,7 +51,8 @@ var emptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 // Author and committer are id when it is non-nil (both fields required),
 // else user.name/user.email from the repository, global and system config.
 // Hooks, commit signing and message templates are not run or applied: no
-// executable runs. The message is cleaned up like `git commit -m`
+// executable runs (SigningSkipped in the result says when commit.gpgSign
+// asked for a signature). The message is cleaned up like `git commit -m`
 // (trailing blanks and surplus blank lines removed).
 func Commit(ctx context.Context, r *repo.Repo, message string, id *Identity) (*CommitResult, error) {
 	if err := ctx.Err(); err != nil {
@@ -148,12 +153,21 @@ func Commit(ctx context.Context, r *repo.Repo, message string, id *Identity) (*C
 		label += " (root-commit)"
 	}
 	return &CommitResult{
-		Hash:      hash.String(),
-		ShortHash: short,
-		Branch:    branch,
-		Summary:   subject,
-		Output:    fmt.Sprintf("[%s %s] %s", label, short, subject),
+		Hash:           hash.String(),
+		ShortHash:      short,
+		Branch:         branch,
+		Summary:        subject,
+		Output:         fmt.Sprintf("[%s %s] %s", label, short, subject),
+		SigningSkipped: signingConfigured(r),
 	}, nil
+}
+
+// signingConfigured reports whether commit.gpgSign is true in the
+// configuration git would read (includes followed); an unreadable
+// configuration counts as not set.
+func signingConfigured(r *repo.Repo) bool {
+	cfg, err := loadConfig(r, scopeSystem, scopeGlobal, scopeRepo)
+	return err == nil && cfg.bool("commit", "", "gpgsign", false)
 }
 
 // commitIdentity validates a given identity or falls back to config.
@@ -257,7 +271,7 @@ func commitSubject(msg string) string {
 
 // mergeHeads reads MERGE_HEAD (a merge being concluded).
 func mergeHeads(r *repo.Repo) ([]plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD"))
+	b, err := repo.ReadRegular(filepath.Join(r.GitDir, "MERGE_HEAD"), repo.MaxRefFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

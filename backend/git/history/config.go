@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -59,6 +60,10 @@ func (c *gitConfig) bool(section, subsection, key string, def bool) bool {
 		return true
 	case "false", "no", "off", "0", "":
 		return false
+	}
+	// git_config_bool: any other integer is true unless zero.
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err == nil {
+		return n != 0
 	}
 	return def
 }
@@ -168,12 +173,16 @@ func (l *configLoader) load(cfg *gitConfig, file string, depth int) error {
 	if depth > 10 {
 		return fmt.Errorf("config: include depth exceeded at %s", file)
 	}
-	data, err := os.ReadFile(file)
+	// Config files and the files they include are repository-controlled:
+	// a named pipe or a device (include.path = /dev/zero) is refused with
+	// an error naming it, where git would hang or fail on a bad line.
+	data, err := repo.ReadRegular(file, repo.MaxTextFileBytes)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return nil
 	}
 	if err != nil {
-		if fi, statErr := os.Stat(file); statErr == nil && fi.IsDir() {
+		var nr *repo.NotRegularFileError
+		if errors.As(err, &nr) && nr.Mode.IsDir() {
 			return nil
 		}
 		return fmt.Errorf("config: %w", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -16,7 +15,7 @@ import (
 // readIndexFile reads a worktree's index; a missing file is an empty index.
 func readIndexFile(gitDir string) (*index.Index, error) {
 	path := filepath.Join(gitDir, "index")
-	f, err := os.Open(path)
+	f, err := repo.OpenRegular(path, repo.MaxDataFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index.Index{Version: 2}, nil
 	}
@@ -34,9 +33,7 @@ func readIndexFile(gitDir string) (*index.Index, error) {
 		}
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	if fi, err := f.Stat(); err == nil {
-		idx.ModTime = fi.ModTime()
-	}
+	idx.ModTime = f.Stat().ModTime()
 	return idx, nil
 }
 

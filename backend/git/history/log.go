@@ -283,7 +283,7 @@ type packedPeel struct{ tag, peeled plumbing.Hash }
 
 // readPackedPeeled reads the "^<hash>" peeled values of packed tags.
 func readPackedPeeled(r *repo.Repo) (map[string]packedPeel, error) {
-	b, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	b, err := repo.ReadRegular(filepath.Join(r.CommonDir, "packed-refs"), repo.MaxListFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

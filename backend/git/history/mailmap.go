@@ -1,7 +1,6 @@
 package history
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,18 +20,18 @@ type mailmapEntry struct {
 }
 
 // loadMailmap reads the repository's mailmap; a missing file is an empty
-// map.
+// map, and so is one that is not a regular file or is too large. The
+// worktree's .mailmap is read without following a symlink, as git does.
 func loadMailmap(r *repo.Repo) *mailmap {
 	mm := &mailmap{byEmail: map[string]*mailmapEntry{}}
-	files := []string{filepath.Join(r.Root, ".mailmap")}
+	if data, err := repo.ReadRegularNoFollow(filepath.Join(r.Root, ".mailmap"), repo.MaxTextFileBytes); err == nil {
+		mm.parse(string(data))
+	}
 	if cfg, err := loadConfig(r, scopeSystem, scopeGlobal, scopeRepo); err == nil {
 		if f, ok := cfg.get("mailmap", "", "file"); ok && f != "" {
-			files = append(files, expandHome(f))
-		}
-	}
-	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil {
-			mm.parse(string(data))
+			if data, err := repo.ReadRegular(expandHome(f), repo.MaxTextFileBytes); err == nil {
+				mm.parse(string(data))
+			}
 		}
 	}
 	return mm

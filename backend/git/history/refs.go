@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -34,7 +35,7 @@ type headState struct {
 
 // readSymbolicHead returns the target of a symbolic HEAD in gitDir.
 func readSymbolicHead(gitDir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := repo.ReadRegular(filepath.Join(gitDir, "HEAD"), repo.MaxRefFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +48,7 @@ func readSymbolicHead(gitDir string) (string, error) {
 
 // readHead reads the HEAD of the worktree whose git directory is gitDir.
 func readHead(r *repo.Repo, gitDir string) (headState, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := repo.ReadRegular(filepath.Join(gitDir, "HEAD"), repo.MaxRefFileBytes)
 	if err != nil {
 		return headState{}, fmt.Errorf("read HEAD: %w", err)
 	}
@@ -88,7 +89,7 @@ func refFile(r *repo.Repo, name string) string {
 // error wrapping fs.ErrNotExist.
 func readRef(r *repo.Repo, name string) (plumbing.Hash, string, error) {
 	for range 10 {
-		b, err := os.ReadFile(refFile(r, name))
+		b, err := repo.ReadRegular(refFile(r, name), repo.MaxRefFileBytes)
 		switch {
 		case err == nil:
 			line := strings.TrimSpace(string(b))
@@ -130,7 +131,7 @@ func isDirErr(r *repo.Repo, name string) bool {
 
 // readPackedRefs reads <common>/packed-refs into a name → hash map.
 func readPackedRefs(r *repo.Repo) (map[string]plumbing.Hash, error) {
-	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	f, err := repo.OpenRegular(filepath.Join(r.CommonDir, "packed-refs"), repo.MaxListFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]plumbing.Hash{}, nil
 	}
@@ -194,9 +195,9 @@ func listRefs(r *repo.Repo, prefix string) ([]refEntry, error) {
 			return nil
 		}
 		name := filepath.ToSlash(rel)
-		b, err := os.ReadFile(p)
+		b, err := repo.ReadRegular(p, repo.MaxRefFileBytes)
 		if err != nil {
-			return nil
+			return nil // git skips an unreadable loose ref file too
 		}
 		line := strings.TrimSpace(string(b))
 		if target, ok := strings.CutPrefix(line, "ref:"); ok {
@@ -314,7 +315,7 @@ func updateRef(r *repo.Repo, u refUpdate, who string) error {
 
 // readRefNoFollow reads a ref's own value (loose, then packed).
 func readRefNoFollow(r *repo.Repo, name string) (plumbing.Hash, bool, error) {
-	b, err := os.ReadFile(refFile(r, name))
+	b, err := repo.ReadRegular(refFile(r, name), repo.MaxRefFileBytes)
 	if err == nil {
 		line := strings.TrimSpace(string(b))
 		if strings.HasPrefix(line, "ref:") {
@@ -441,9 +442,9 @@ func appendReflogIn(r *repo.Repo, dir, name string, old, new plumbing.Hash, who,
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := repo.OpenRegularForAppend(path, 0o666)
 	if err != nil {
-		return
+		return // not there to append to (or not a regular file): no reflog
 	}
 	defer f.Close()
 	// git's copy_reflog_msg: blank runs become one space, ends trimmed.
@@ -503,7 +504,7 @@ func abbrevLen(r *repo.Repo) int {
 	count := uint64(0)
 	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "*.idx"))
 	for _, p := range idxs {
-		f, err := os.Open(p)
+		f, err := repo.OpenRegular(p, math.MaxInt64) // only 4 bytes are read
 		if err != nil {
 			continue
 		}

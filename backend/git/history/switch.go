@@ -307,7 +307,7 @@ func fileMatchesEntry(abs string, fi fs.FileInfo, e *index.Entry, indexMTime tim
 		(indexMTime.IsZero() || e.ModifiedAt.Before(indexMTime)) {
 		return true, nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"container/heap"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,7 +56,7 @@ func walkStorer(r *repo.Repo) (storer.EncodedObjectStorer, func()) {
 func newCommitSource(r *repo.Repo, s storer.EncodedObjectStorer) *commitSource {
 	cs := &commitSource{s: s, cache: map[plumbing.Hash]*walkNode{}}
 	cs.graph = openCommitGraph(r.CommonDir)
-	if b, err := os.ReadFile(filepath.Join(r.CommonDir, "shallow")); err == nil {
+	if b, err := repo.ReadRegular(filepath.Join(r.CommonDir, "shallow"), repo.MaxListFileBytes); err == nil {
 		cs.shallow = map[plumbing.Hash]bool{}
 		for _, line := range strings.Fields(string(b)) {
 			if plumbing.IsHash(line) {
@@ -77,7 +76,7 @@ func (memFile) Close() error { return nil }
 
 // openGraphFile reads one commit-graph file into memory.
 func openGraphFile(p string) (commitgraph.ReaderAtCloser, error) {
-	b, err := os.ReadFile(p)
+	b, err := repo.ReadRegular(p, repo.MaxDataFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +92,7 @@ func openCommitGraph(commonDir string) commitgraph.Index {
 		}
 		return idx
 	}
-	chain, err := os.Open(filepath.Join(info, "commit-graphs", "commit-graph-chain"))
+	chain, err := repo.OpenRegular(filepath.Join(info, "commit-graphs", "commit-graph-chain"), repo.MaxListFileBytes)
 	if err != nil {
 		return nil
 	}

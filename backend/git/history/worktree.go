@@ -66,7 +66,7 @@ func ListWorktrees(ctx context.Context, r *repo.Repo) ([]Worktree, error) {
 	out := []Worktree{main}
 
 	dir := filepath.Join(r.CommonDir, "worktrees")
-	names, err := os.ReadDir(dir)
+	names, err := repo.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list worktrees: %w", err)
 	}
@@ -76,7 +76,7 @@ func ListWorktrees(ctx context.Context, r *repo.Repo) ([]Worktree, error) {
 		}
 		admin := filepath.Join(dir, d.Name())
 		wt := Worktree{adminDir: admin}
-		gitdir, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		gitdir, err := repo.ReadRegular(filepath.Join(admin, "gitdir"), repo.MaxRefFileBytes)
 		if err != nil {
 			// git skips an entry without a readable gitdir file.
 			continue
@@ -89,7 +89,7 @@ func ListWorktrees(ctx context.Context, r *repo.Repo) ([]Worktree, error) {
 		if err := fillWorktreeHead(r, &wt, admin); err != nil {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join(admin, "locked")); err == nil {
+		if b, err := repo.ReadRegular(filepath.Join(admin, "locked"), repo.MaxRefFileBytes); err == nil {
 			wt.Locked = strings.TrimSpace(string(b))
 			if wt.Locked == "" {
 				wt.Locked = "locked"
@@ -154,7 +154,7 @@ func CreateWorktree(ctx context.Context, r *repo.Repo, path, branch, startPoint 
 		if !fi.IsDir() {
 			return nil, &WorktreeError{Path: abs, Reason: "already exists and is not a directory"}
 		}
-		if ents, err := os.ReadDir(abs); err != nil || len(ents) > 0 {
+		if ents, err := repo.ReadDir(abs); err != nil || len(ents) > 0 {
 			return nil, &WorktreeError{Path: abs, Reason: "already exists and is not empty"}
 		}
 	}
@@ -459,7 +459,7 @@ func RemoveWorktree(ctx context.Context, r *repo.Repo, path string, confirm, for
 
 // pointsTo reports whether a "gitdir: <dir>" file names adminDir.
 func pointsTo(dotGit, adminDir string) bool {
-	b, err := os.ReadFile(dotGit)
+	b, err := repo.ReadRegularNoFollow(dotGit, repo.MaxRefFileBytes)
 	if err != nil {
 		return false
 	}
@@ -547,8 +547,15 @@ func worktreeChanges(ctx context.Context, r *repo.Repo, root, gitDir string) ([]
 // covers; ignored directories are not entered.
 func untrackedFiles(ctx context.Context, r *repo.Repo, root string, tracked map[string]bool) ([]string, error) {
 	var base []gitignore.Pattern
-	addFile := func(ps []gitignore.Pattern, file string, domain []string) []gitignore.Pattern {
-		data, err := os.ReadFile(file)
+	// A file that is missing, unreadable, not a regular file or too large
+	// adds no rules; .gitignore files are read without following a
+	// symlink, as git reads them.
+	addFile := func(ps []gitignore.Pattern, file string, domain []string, inTree bool) []gitignore.Pattern {
+		read := repo.ReadRegular
+		if inTree {
+			read = repo.ReadRegularNoFollow
+		}
+		data, err := read(file, repo.MaxTextFileBytes)
 		if err != nil {
 			return ps
 		}
@@ -563,14 +570,14 @@ func untrackedFiles(ctx context.Context, r *repo.Repo, root string, tracked map[
 	}
 	if cfg, err := loadConfig(r, scopeSystem, scopeGlobal, scopeRepo); err == nil {
 		if f, ok := cfg.get("core", "", "excludesfile"); ok && f != "" {
-			base = addFile(base, expandHome(f), nil)
+			base = addFile(base, expandHome(f), nil, false)
 		} else if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
-			base = addFile(base, filepath.Join(xdg, "git", "ignore"), nil)
+			base = addFile(base, filepath.Join(xdg, "git", "ignore"), nil, false)
 		} else if home, err := os.UserHomeDir(); err == nil {
-			base = addFile(base, filepath.Join(home, ".config", "git", "ignore"), nil)
+			base = addFile(base, filepath.Join(home, ".config", "git", "ignore"), nil, false)
 		}
 	}
-	base = addFile(base, filepath.Join(r.CommonDir, "info", "exclude"), nil)
+	base = addFile(base, filepath.Join(r.CommonDir, "info", "exclude"), nil, false)
 
 	trackedDirs := map[string]bool{}
 	for p := range tracked {
@@ -584,9 +591,9 @@ func untrackedFiles(ctx context.Context, r *repo.Repo, root string, tracked map[
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ps = addFile(ps, filepath.Join(dir, ".gitignore"), parts)
+		ps = addFile(ps, filepath.Join(dir, ".gitignore"), parts, true)
 		m := gitignore.NewMatcher(ps)
-		ents, err := os.ReadDir(dir)
+		ents, err := repo.ReadDir(dir)
 		if err != nil {
 			return nil
 		}

@@ -103,14 +103,16 @@ func LockIndex(r *Repo) (*IndexLock, error) {
 }
 
 func (l *IndexLock) load() error {
-	data, err := os.ReadFile(l.path)
+	f, err := OpenRegular(l.path, MaxDataFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read index: %w", err)
 	}
-	fi, err := os.Stat(l.path)
+	fi := f.Stat()
+	data, err := f.ReadAll()
+	f.Close()
 	if err != nil {
 		return fmt.Errorf("read index: %w", err)
 	}
@@ -403,7 +405,7 @@ func ReadWorktreeBlob(abs string, fi os.FileInfo) ([]byte, error) {
 		return []byte(filepath.ToSlash(target)), nil
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file or symlink", abs)
+		return nil, &NotRegularFileError{Path: abs, Mode: fi.Mode()}
 	}
-	return os.ReadFile(abs)
+	return ReadRegularNoFollow(abs, MaxDataFileBytes)
 }

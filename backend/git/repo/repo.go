@@ -6,12 +6,23 @@
 // Everything here is go-git and the standard library; no git executable is
 // ever run, so no hook, filter, fsmonitor or credential helper of the
 // repository can run either.
+//
+// Every file whose path or content a repository controls is read through
+// ReadRegular / OpenRegular (or their NoFollow forms for working-tree
+// files): opened with O_NONBLOCK, refused unless fstat says it is a
+// regular file (a *NotRegularFileError naming it), and read at most up to
+// the limit for its kind (a *FileTooLargeError naming the file and the
+// limit). go-git's own reads go through the same checks: Open builds the
+// go-git repository on a guarded billy file system instead of
+// git.PlainOpen. A named pipe or /dev/zero in a repository therefore
+// gives an error or is skipped, and never blocks a call or exhausts memory.
 package repo
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -87,17 +98,78 @@ func Open(ctx context.Context, cwd string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	return openAt(root, gitDir)
+}
+
+// OpenWorktree opens the repository whose worktree root is exactly dir
+// (a submodule or a nested clone): dir/.git must be a directory or a
+// "gitdir: …" file. Unlike Open it never looks at parent directories; a
+// dir without .git gives a *NotRepoError.
+func OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
+		return nil, fmt.Errorf("repo: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	} else {
+		return nil, fmt.Errorf("repo: %w", err)
+	}
+	gitDir, found, err := gitDirOf(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, &NotRepoError{Path: abs}
+	}
+	return openAt(abs, gitDir)
+}
+
+// openAt opens the repository of worktree root whose git directory is
+// gitDir. Every file read on the way (commondir, HEAD, config) is read as
+// a repository-controlled file (see repofile.go), by go-git too.
+func openAt(root, gitDir string) (*Repo, error) {
+	common := gitDir
+	b, err := ReadRegular(filepath.Join(gitDir, "commondir"), MaxRefFileBytes)
+	switch {
+	case err == nil:
+		c := strings.TrimSpace(string(b))
+		if c != "" {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(gitDir, c)
+			}
+			common = filepath.Clean(c)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
 		return nil, fmt.Errorf("repo: open %s: %w", root, err)
 	}
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
+	for _, dir := range []string{gitDir, common} {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("repo: open %s: the git directory %s is missing", root, dir)
 		}
-		common = filepath.Clean(c)
+	}
+	// go-git reads HEAD and the config first, and reports a refused file
+	// as a missing repository or a crossed chroot boundary (a symlink out
+	// of the git directory): say what is wrong with them instead.
+	for _, f := range []struct {
+		path  string
+		limit int64
+	}{{filepath.Join(gitDir, "HEAD"), MaxRefFileBytes}, {filepath.Join(common, "config"), MaxTextFileBytes}} {
+		rf, err := OpenRegular(f.path, f.limit)
+		if IsUnreadableFile(err) {
+			return nil, fmt.Errorf("repo: open %s: %w", root, err)
+		}
+		if err == nil {
+			rf.Close()
+		}
+	}
+	g, err := openGit(root, gitDir, common)
+	if err != nil {
+		return nil, fmt.Errorf("repo: open %s: %w", root, err)
 	}
 	return &Repo{Root: root, GitDir: gitDir, CommonDir: common, Git: g}, nil
 }
@@ -107,28 +179,12 @@ func Open(ctx context.Context, cwd string) (*Repo, error) {
 func findRoot(dir string) (root, gitDir string, err error) {
 	start := dir
 	for {
-		dotgit := filepath.Join(dir, ".git")
-		fi, err := os.Lstat(dotgit)
-		switch {
-		case err == nil && fi.IsDir():
-			return dir, dotgit, nil
-		case err == nil && fi.Mode().IsRegular():
-			b, err := os.ReadFile(dotgit)
-			if err != nil {
-				return "", "", fmt.Errorf("repo: %w", err)
-			}
-			line := strings.TrimSpace(string(b))
-			target, ok := strings.CutPrefix(line, "gitdir:")
-			if !ok {
-				return "", "", fmt.Errorf("repo: %s: not a gitdir file", dotgit)
-			}
-			target = strings.TrimSpace(target)
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(dir, target)
-			}
-			return dir, filepath.Clean(target), nil
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return "", "", fmt.Errorf("repo: %w", err)
+		gitDir, found, err := gitDirOf(dir)
+		if err != nil {
+			return "", "", err
+		}
+		if found {
+			return dir, gitDir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -136,6 +192,37 @@ func findRoot(dir string) (root, gitDir string, err error) {
 		}
 		dir = parent
 	}
+}
+
+// gitDirOf returns the git directory of dir's .git entry: the entry
+// itself when it is a directory, the target of a "gitdir: …" file when it
+// is a regular file. found is false when dir has no such entry (anything
+// else, a named pipe included, is not a repository, as for git).
+func gitDirOf(dir string) (gitDir string, found bool, err error) {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case err == nil && fi.IsDir():
+		return dotgit, true, nil
+	case err == nil && fi.Mode().IsRegular():
+		b, err := ReadRegularNoFollow(dotgit, MaxRefFileBytes)
+		if err != nil {
+			return "", false, fmt.Errorf("repo: %w", err)
+		}
+		line := strings.TrimSpace(string(b))
+		target, ok := strings.CutPrefix(line, "gitdir:")
+		if !ok {
+			return "", false, fmt.Errorf("repo: %s: not a gitdir file", dotgit)
+		}
+		target = strings.TrimSpace(target)
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		return filepath.Clean(target), true, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", false, fmt.Errorf("repo: %w", err)
+	}
+	return "", false, nil
 }
 
 // Confine checks a repository-relative path argument and returns it in

@@ -111,7 +111,7 @@ func (s *session) stageFile(p string, fi os.FileInfo) error {
 
 // stageGitlink records the commit checked out in the nested repository p.
 func (s *session) stageGitlink(p string, fi os.FileInfo) error {
-	h, err := nestedHead(s.r, p)
+	h, err := nestedHead(s.ctx, s.r, p)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -413,12 +412,12 @@ func isNestedRepo(r *repo.Repo, p string) bool {
 }
 
 // nestedHead returns the commit checked out in the nested repository p.
-func nestedHead(r *repo.Repo, p string) (plumbing.Hash, error) {
-	g, err := git.PlainOpenWithOptions(r.Abs(p), &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+func nestedHead(ctx context.Context, r *repo.Repo, p string) (plumbing.Hash, error) {
+	nested, err := repo.OpenWorktree(ctx, r.Abs(p))
 	if err != nil {
 		return plumbing.ZeroHash, &PathspecError{Path: p, Reason: "is a nested repository that cannot be read: " + err.Error()}
 	}
-	head, err := g.Head()
+	head, err := nested.Git.Head()
 	if err != nil {
 		return plumbing.ZeroHash, &PathspecError{Path: p, Reason: "is a nested repository without a commit checked out"}
 	}

@@ -103,7 +103,7 @@ func loadConfig(r *repo.Repo) *gitConfig {
 		if i == len(paths)-1 && !worktreeCfg {
 			continue // config.worktree counts only with extensions.worktreeConfig
 		}
-		b, err := os.ReadFile(p)
+		b, err := repo.ReadRegular(p, repo.MaxTextFileBytes)
 		if err != nil {
 			continue
 		}

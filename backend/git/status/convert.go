@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,6 +49,9 @@ type attrLine struct {
 	hasText  bool
 	hasEOL   bool
 	resetEOL bool
+	// filter is the "filter" attribute ("" when unset or unspecified).
+	filter    string
+	hasFilter bool
 }
 
 func parseAttributes(b []byte, base string) []attrLine {
@@ -84,9 +88,13 @@ func parseAttributes(b []byte, base string) []attrLine {
 				al.eol, al.hasEOL = strings.TrimPrefix(a, "eol="), true
 			case a == "-eol" || a == "!eol":
 				al.eol, al.hasEOL = "", true
+			case strings.HasPrefix(a, "filter="):
+				al.filter, al.hasFilter = strings.TrimPrefix(a, "filter="), true
+			case a == "-filter" || a == "!filter":
+				al.filter, al.hasFilter = "", true
 			}
 		}
-		if al.hasText || al.hasEOL {
+		if al.hasText || al.hasEOL || al.hasFilter {
 			out = append(out, al)
 		}
 	}
@@ -106,11 +114,11 @@ type attrChecker struct {
 func newAttrChecker(root, commonDir string, s *settings) *attrChecker {
 	a := &attrChecker{root: root, dirs: make(map[string][]attrLine)}
 	if s.attributesFile != "" {
-		if b, err := os.ReadFile(s.attributesFile); err == nil {
+		if b, err := repo.ReadRegular(s.attributesFile, repo.MaxTextFileBytes); err == nil {
 			a.global = parseAttributes(b, "")
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(commonDir, "info", "attributes")); err == nil {
+	if b, err := repo.ReadRegular(filepath.Join(commonDir, "info", "attributes"), repo.MaxTextFileBytes); err == nil {
 		a.info = parseAttributes(b, "")
 	}
 	return a
@@ -124,10 +132,8 @@ func (a *attrChecker) dirLines(dir string) []attrLine {
 		return lines
 	}
 	abs := filepath.Join(a.root, filepath.FromSlash(dir), ".gitattributes")
-	if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(abs); err == nil {
-			lines = parseAttributes(b, dir)
-		}
+	if b, err := repo.ReadRegularNoFollow(abs, repo.MaxTextFileBytes); err == nil {
+		lines = parseAttributes(b, dir)
 	}
 	a.mu.Lock()
 	a.dirs[dir] = lines
@@ -135,25 +141,18 @@ func (a *attrChecker) dirLines(dir string) []attrLine {
 	return lines
 }
 
-// action returns the conversion for path p given the configuration.
-func (a *attrChecker) action(p string, s *settings) crlfAction {
+// matching calls fn with every attribute line that matches path p, lowest
+// priority first (so later assignments win): core.attributesFile, the
+// .gitattributes files from the root down, .git/info/attributes.
+func (a *attrChecker) matching(p string, fn func(l *attrLine)) {
 	basename := p[strings.LastIndexByte(p, '/')+1:]
-	text, eol := attrUnspecified, ""
 	apply := func(lines []attrLine) {
 		for i := range lines {
-			l := &lines[i]
-			if !l.pat.matches(p, basename, false) {
-				continue
-			}
-			if l.hasText {
-				text = l.text
-			}
-			if l.hasEOL {
-				eol = l.eol
+			if l := &lines[i]; l.pat.matches(p, basename, false) {
+				fn(l)
 			}
 		}
 	}
-	// Lowest priority first, so later assignments win.
 	apply(a.global)
 	dir := ""
 	apply(a.dirLines(dir))
@@ -166,6 +165,30 @@ func (a *attrChecker) action(p string, s *settings) crlfAction {
 		apply(a.dirLines(dir))
 	}
 	apply(a.info)
+}
+
+// filter returns the "filter" attribute of path p ("" when unset).
+func (a *attrChecker) filter(p string) string {
+	name := ""
+	a.matching(p, func(l *attrLine) {
+		if l.hasFilter {
+			name = l.filter
+		}
+	})
+	return name
+}
+
+// action returns the conversion for path p given the configuration.
+func (a *attrChecker) action(p string, s *settings) crlfAction {
+	text, eol := attrUnspecified, ""
+	a.matching(p, func(l *attrLine) {
+		if l.hasText {
+			text = l.text
+		}
+		if l.hasEOL {
+			eol = l.eol
+		}
+	})
 
 	switch text {
 	case attrSet, attrInput:
@@ -284,15 +307,12 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 	}
 	if action == crlfBinary {
 		// Stream: no conversion, so the content need not be held.
-		f, err := os.Open(abs)
+		f, err := repo.OpenRegularNoFollow(abs, math.MaxInt64) // streamed
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
+		fi := f.Stat()
 		sum := sha1.New()
 		sum.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
 		n, err := io.Copy(sum, f)
@@ -301,7 +321,7 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 		}
 		if n != fi.Size() {
 			// The file changed while it was read: hash what was read.
-			b, err := os.ReadFile(abs)
+			b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
@@ -311,7 +331,7 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 		sum.Sum(out[:0])
 		return out, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -343,13 +363,31 @@ func (h *hasher) convert(p string, b []byte, action crlfAction) []byte {
 // Cleaner turns worktree content into the blob `git add` stores: git's
 // clean-side line-ending conversion from core.autocrlf, core.eol and the
 // text/eol/crlf attributes (the same rules the status engine hashes with).
-// Filters (clean/smudge, working-tree-encoding) are not applied.
+// Filters (clean/smudge, working-tree-encoding) are not applied;
+// FilterDriver tells which paths git would filter.
 type Cleaner struct{ h *hasher }
 
 // NewCleaner reads r's configuration and attribute files.
 func NewCleaner(r *repo.Repo) *Cleaner {
 	s := newSettings(loadConfig(r))
 	return &Cleaner{h: &hasher{root: r.Root, s: s, attrs: newAttrChecker(r.Root, r.CommonDir, s)}}
+}
+
+// FilterDriver returns the name of the clean/smudge filter git would run
+// for path p (repository relative): its "filter" attribute, when
+// filter.<name>.clean, .smudge or .process is configured (git ignores a
+// filter attribute without a driver). "" when git would not filter p.
+func (c *Cleaner) FilterDriver(p string) string {
+	name := c.h.attrs.filter(p)
+	if name == "" || c.h.s.cfg == nil {
+		return ""
+	}
+	for _, key := range []string{"clean", "smudge", "process"} {
+		if c.h.s.cfg.get("filter", name, key) != "" {
+			return name
+		}
+	}
+	return ""
 }
 
 // Clean returns content as git would store it for path p (repository

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -598,6 +597,10 @@ func (e *Engine) examine(w *walker, ix *Index, p string) {
 				w.wg.Wait()
 				w.untracked = saved
 			}
+		case dtOther:
+			if hasExact {
+				w.check(exact, &st)
+			}
 		case dtFile, dtLink:
 			if hasExact {
 				w.check(exact, &st)
@@ -618,11 +621,11 @@ func (e *Engine) examine(w *walker, ix *Index, p string) {
 // modified when the submodule's HEAD is another commit or (unless turned
 // off) its worktree has changes; clean when it is not checked out.
 func submoduleCode(ctx context.Context, abs string, want plumbing.Hash, opts Options) byte {
-	g, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	sub, err := repo.OpenWorktree(ctx, abs)
 	if err != nil {
 		return wtClean // not populated
 	}
-	head, err := g.Head()
+	head, err := sub.Git.Head()
 	if err != nil {
 		return wtClean
 	}
@@ -630,10 +633,6 @@ func submoduleCode(ctx context.Context, abs string, want plumbing.Hash, opts Opt
 		return wtModified
 	}
 	if opts.NoSubmoduleChanges || opts.depth >= 8 {
-		return wtClean
-	}
-	sub, err := repo.Open(ctx, abs)
-	if err != nil {
 		return wtClean
 	}
 	res, err := Compute(ctx, sub, Options{NoRenames: true, NoAheadBehind: true, depth: opts.depth + 1})

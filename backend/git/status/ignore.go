@@ -1,7 +1,6 @@
 package status
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -170,12 +169,12 @@ func loadIgnoreRules(r *repo.Repo, s *settings) *ignoreRules {
 	rules := &ignoreRules{}
 	info := filepath.Join(r.CommonDir, "info", "exclude")
 	rules.sigs = append(rules.sigs, sigOf(info))
-	if b, err := os.ReadFile(info); err == nil {
+	if b, err := repo.ReadRegular(info, repo.MaxTextFileBytes); err == nil {
 		rules.info = parseIgnore(b, "")
 	}
 	if s.excludesFile != "" {
 		rules.sigs = append(rules.sigs, sigOf(s.excludesFile))
-		if b, err := os.ReadFile(s.excludesFile); err == nil {
+		if b, err := repo.ReadRegular(s.excludesFile, repo.MaxTextFileBytes); err == nil {
 			rules.global = parseIgnore(b, "")
 		}
 	}
@@ -202,14 +201,12 @@ func (rules *ignoreRules) ignored(stack *ignoreStack, p string, isDir bool) bool
 }
 
 // readGitignore reads dir's .gitignore (dir is "" or "a/b/"); a missing
-// file, or a symlink (which git refuses to follow), gives nil.
+// file, a symlink (which git refuses to follow), and anything else that is
+// not a regular file (a named pipe, on which git hangs) or is too large
+// give nil.
 func readGitignore(root, dir string) []ignorePattern {
 	abs := filepath.Join(root, filepath.FromSlash(dir), ".gitignore")
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	b, err := os.ReadFile(abs)
+	b, err := repo.ReadRegularNoFollow(abs, repo.MaxTextFileBytes)
 	if err != nil {
 		return nil
 	}

@@ -98,14 +98,16 @@ type Index struct {
 // ReadIndex reads the index file at path. A missing file is an empty index
 // (a repository where nothing was ever added).
 func ReadIndex(path string) (*Index, error) {
-	data, err := os.ReadFile(path)
+	f, err := repo.OpenRegular(path, repo.MaxDataFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Index{Version: 2, special: []int32{0}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	fi, err := os.Stat(path)
+	fi := f.Stat()
+	data, err := f.ReadAll()
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}

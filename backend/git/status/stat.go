@@ -12,6 +12,12 @@ const (
 	sIFDIR = 0o040000
 	sIFLNK = 0o120000
 	sIFGIT = 0o160000 // gitlink (submodule commit)
+	// The types git never tracks (its create_ce_mode records them as
+	// regular files, so a tracked file replaced by one shows as modified).
+	sIFIFO  = 0o010000
+	sIFCHR  = 0o020000
+	sIFBLK  = 0o060000
+	sIFSOCK = 0o140000
 )
 
 // fsStat is what one lstat of a worktree path tells: the index-comparable
@@ -26,6 +32,15 @@ func (s *fsStat) isReg() bool { return s.mode&sIFMT == sIFREG }
 func (s *fsStat) isDir() bool { return s.mode&sIFMT == sIFDIR }
 func (s *fsStat) isLnk() bool { return s.mode&sIFMT == sIFLNK }
 
+// isSpecial reports a named pipe, socket or device.
+func (s *fsStat) isSpecial() bool {
+	switch s.mode & sIFMT {
+	case sIFIFO, sIFCHR, sIFBLK, sIFSOCK:
+		return true
+	}
+	return false
+}
+
 // fsStatOf converts an os.FileInfo from Lstat.
 func fsStatOf(fi os.FileInfo) fsStat {
 	m := fi.Mode()
@@ -37,8 +52,14 @@ func fsStatOf(fi os.FileInfo) fsStat {
 		mode = sIFDIR | uint32(m.Perm())
 	case m&fs.ModeSymlink != 0:
 		mode = sIFLNK | 0o777
+	case m&fs.ModeNamedPipe != 0:
+		mode = sIFIFO | uint32(m.Perm())
+	case m&fs.ModeSocket != 0:
+		mode = sIFSOCK | uint32(m.Perm())
+	case m&fs.ModeCharDevice != 0:
+		mode = sIFCHR | uint32(m.Perm())
 	default:
-		mode = 0o010000 // something else (fifo, socket, device)
+		mode = sIFBLK | uint32(m.Perm()) // a block device, or another type
 	}
 	return fsStat{st: statOf(fi), mode: mode, size: fi.Size()}
 }
@@ -54,8 +75,16 @@ func lstatPath(abs string) (fsStat, error) {
 
 // gitMode is the index mode git would record for a worktree file with this
 // stat, or 0 when it is not a file git tracks. Without core.filemode the
-// executable bit comes from the index entry's mode (indexMode).
+// executable bit comes from the index entry's mode (indexMode). A named
+// pipe, socket or device is a regular file with its permission bits, as
+// git's create_ce_mode has it (core.filemode aside).
 func gitMode(s *fsStat, fileMode bool, indexMode uint32) uint32 {
+	if s.isSpecial() {
+		if s.mode&0o100 != 0 {
+			return 0o100755
+		}
+		return 0o100644
+	}
 	switch s.mode & sIFMT {
 	case sIFREG:
 		if !fileMode && indexMode&sIFMT == sIFREG {

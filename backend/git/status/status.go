@@ -24,9 +24,18 @@
 // ignored in text). Ties between equally good candidates may pair
 // differently from git.
 //
+// A tracked file replaced by a named pipe, socket or device is modified
+// (" M", a type change where a symlink was tracked), as git reports it;
+// such a file is never opened. Untracked ones are not listed, as in git.
+// Ignore and attribute files that are not regular files (a named pipe, on
+// which git hangs, or a symlink, which git refuses) count as absent; the
+// index, config and other repository files are read through repo's
+// bounded reader (repo.ReadRegular).
+//
 // Known differences from git, by design or not yet done: clean/smudge
 // filters (git-lfs), ident and working-tree-encoding are not applied when
-// hashing (only line-ending conversion is); core.ignoreCase, split and
+// hashing (only line-ending conversion is; Cleaner.FilterDriver names the
+// filter git would run, for callers to warn); core.ignoreCase, split and
 // sparse indexes, and submodule.<name>.ignore are not supported; a
 // submodule counts as modified when its checked-out commit differs or its
 // worktree has any change (git's "S.M." / "S..U" details are not kept).

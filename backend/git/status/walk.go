@@ -16,7 +16,7 @@ const (
 	dtFile
 	dtDir
 	dtLink
-	dtOther // fifo, socket, device: git ignores them
+	dtOther // fifo, socket, device: git ignores them untracked; tracked, they are modified
 )
 
 type dirent struct {
@@ -322,6 +322,12 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 					w.addUntracked(p)
 				}
 			}
+		case dtOther:
+			// Untracked, git does not list it; in place of a tracked file
+			// it is a change (never read: it may be a pipe).
+			if tracked && c.file >= 0 && haveStat {
+				w.check(c.file, &st)
+			}
 		}
 	}
 	h.close()
@@ -365,6 +371,14 @@ func (w *walker) compare(e *Entry, st *fsStat) (byte, plumbing.Hash) {
 			return w.submodule(e), plumbing.ZeroHash
 		}
 		return wtClean, plumbing.ZeroHash
+	}
+	if st.isSpecial() {
+		// git records it as a regular file it cannot hash: modified, or a
+		// type change where a symlink was tracked.
+		if uint32(e.Mode)&sIFMT == sIFLNK {
+			return wtType, plumbing.ZeroHash
+		}
+		return wtModified, plumbing.ZeroHash
 	}
 	changed := matchStat(e, st, w.cfg)
 	if changed == 0 && !isRacy(w.ix, e) {

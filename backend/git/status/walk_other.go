@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // dirHandle is a directory listed through the os package.
@@ -26,12 +28,7 @@ func openDir(root, dir string) (dirHandle, error) {
 func (h dirHandle) close() {}
 
 func (h dirHandle) entries() ([]dirent, error) {
-	f, err := os.Open(h.abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
+	des, err := repo.ReadDir(h.abs)
 	out := make([]dirent, 0, len(des))
 	for _, d := range des {
 		t := dtOther

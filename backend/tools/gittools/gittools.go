@@ -175,7 +175,7 @@ func Register(r *registry.Registry, d Deps) {
 		})
 
 	registry.Register(r, registry.Tool{Name: "git_commit", Description: "Create a git commit from the current index.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in CommitInput) (*CommitOutput, error) {
+		func(ctx context.Context, call *registry.Call, in CommitInput) (*protocol.ToolResult, error) {
 			if strings.TrimSpace(in.Message) == "" {
 				return nil, validation("message", "message must not be empty")
 			}
@@ -195,7 +195,12 @@ func Register(r *registry.Registry, d Deps) {
 			if err != nil {
 				return nil, err
 			}
-			return &CommitOutput{Output: res.Output, Commit: res, Status: st, Author: id, Source: source}, nil
+			out := protocol.OKResult(&CommitOutput{Output: res.Output, Commit: res, Status: st, Author: id, Source: source})
+			if res.SigningSkipped {
+				out.Diagnostics = append(out.Diagnostics, protocol.Diagnostic{Level: "warn",
+					Message: "commit.gpgsign is set but meith does not sign commits; this commit is unsigned"})
+			}
+			return &out, nil
 		})
 
 	registry.Register(r, registry.Tool{Name: "git_branch", Description: "List, create, or switch git branches.", Capabilities: writesFiles},

@@ -69,7 +69,7 @@ const checkpointTimeout = 5 * time.Minute
 func registerRestoreTools(r *registry.Registry, t *tools) {
 	registry.Register(r, registry.Tool{Name: "git_restore", Description: "Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone.", Capabilities: destructive,
 		Timeout: checkpointTimeout},
-		func(ctx context.Context, call *registry.Call, in RestoreInput) (*RestoreOutput, error) {
+		func(ctx context.Context, call *registry.Call, in RestoreInput) (*protocol.ToolResult, error) {
 			if !in.Confirm {
 				return nil, validation("confirm", "confirm must be true: git_restore discards changes")
 			}
@@ -82,6 +82,11 @@ func registerRestoreTools(r *registry.Registry, t *tools) {
 				return nil, err
 			}
 			paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
+			if err != nil {
+				return nil, err
+			}
+			// The files the restore may write are among those changed now.
+			before, err := t.status(ctx, rp)
 			if err != nil {
 				return nil, err
 			}
@@ -105,7 +110,10 @@ func registerRestoreTools(r *registry.Registry, t *tools) {
 			if err != nil {
 				return nil, err
 			}
-			return &RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)}, nil
+			res := protocol.OKResult(&RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)})
+			res.Diagnostics = filterDiagnostics(rp, before, in.Paths, in.Patch,
+				"git_restore wrote the stored content where git would write the smudge filter's output (for git-lfs, the pointer text instead of the file)")
+			return &res, nil
 		})
 
 	registry.Register(r, registry.Tool{Name: "git_checkpoint_create", Description: "Create a git-backed checkpoint of the current worktree and index without changing the user's index, files, HEAD or branch (it writes hidden objects and a ref under refs/meith/checkpoints/).", Capabilities: writesFiles,

@@ -2,9 +2,12 @@ package gittools
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/meith-dev/meith/backend/git/patch"
 	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/git/stage"
 	"github.com/meith-dev/meith/backend/git/status"
@@ -24,29 +27,39 @@ type StageInput struct {
 // checkpoints.
 func registerWriteTools(r *registry.Registry, t *tools) {
 	registry.Register(r, registry.Tool{Name: "git_stage", Description: "Stage one or more files, or apply a supplied patch to the index.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
-			return t.indexEdit(ctx, call, in, stage.StagePaths, stage.StagePatch)
+		func(ctx context.Context, call *registry.Call, in StageInput) (*protocol.ToolResult, error) {
+			st, rp, err := t.indexEdit(ctx, call, in, stage.StagePaths, stage.StagePatch)
+			if err != nil {
+				return nil, err
+			}
+			// What this call staged is in the new status.
+			res := protocol.OKResult(st)
+			res.Diagnostics = filterDiagnostics(rp, st, in.Paths, in.Patch,
+				"git_stage stored the raw file content where git would store the clean filter's output (for git-lfs, a pointer)")
+			return &res, nil
 		})
 
 	registry.Register(r, registry.Tool{Name: "git_unstage", Description: "Unstage one or more files, or reverse a supplied staged patch.", Capabilities: writesFiles},
 		func(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
-			return t.indexEdit(ctx, call, in, stage.UnstagePaths, stage.UnstagePatch)
+			st, _, err := t.indexEdit(ctx, call, in, stage.UnstagePaths, stage.UnstagePatch)
+			return st, err
 		})
 
 	registerRestoreTools(r, t)
 }
 
-// indexEdit runs a by-path or by-patch index edit and returns the new status.
+// indexEdit runs a by-path or by-patch index edit and returns the new
+// status (and the repository).
 func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInput,
 	byPaths func(context.Context, *repo.Repo, []string) error, byPatch func(context.Context, *repo.Repo, string) error,
-) (*status.Result, error) {
+) (*status.Result, *repo.Repo, error) {
 	rp, err := t.openRepo(ctx, call, in.Cwd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if paths != nil {
 		err = byPaths(ctx, rp, paths)
@@ -56,9 +69,78 @@ func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInpu
 	e := t.d.Hub.Engine(rp)
 	e.Invalidate(paths...)
 	if err != nil {
-		return nil, writeError(err)
+		return nil, nil, writeError(err)
 	}
-	return t.status(ctx, rp)
+	st, err := t.status(ctx, rp)
+	return st, rp, err
+}
+
+// maxNamedFiltered is how many filtered files a diagnostic names.
+const maxNamedFiltered = 10
+
+// filterDiagnostics warns when files a call wrote have a clean/smudge
+// filter git would run (git-lfs), which meith does not apply. The files
+// are those of st (a status that lists them) under the given paths, or
+// those a patch names; consequence says what happened instead.
+func filterDiagnostics(rp *repo.Repo, st *status.Result, paths []string, patchText, consequence string) []protocol.Diagnostic {
+	var candidates []string
+	if strings.TrimSpace(patchText) != "" {
+		fps, err := patch.Parse([]byte(patchText))
+		if err != nil {
+			return nil
+		}
+		for _, fp := range fps {
+			candidates = append(candidates, fp.NewPath)
+		}
+	} else if st != nil {
+		confined := make([]string, 0, len(paths))
+		for _, p := range paths {
+			if c, err := rp.Confine(p); err == nil {
+				confined = append(confined, c)
+			}
+		}
+		for _, f := range st.Files {
+			for _, p := range confined {
+				if f.Path == p || strings.HasPrefix(f.Path, p+"/") {
+					candidates = append(candidates, f.Path)
+					break
+				}
+			}
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	cleaner := status.NewCleaner(rp)
+	var named []string
+	drivers := map[string]bool{}
+	count := 0
+	for _, p := range candidates {
+		d := cleaner.FilterDriver(p)
+		if d == "" {
+			continue
+		}
+		count++
+		drivers[d] = true
+		if len(named) < maxNamedFiltered {
+			named = append(named, p)
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(drivers))
+	for d := range drivers {
+		names = append(names, "filter="+d)
+	}
+	sort.Strings(names)
+	list := strings.Join(named, ", ")
+	if count > len(named) {
+		list += fmt.Sprintf(" and %d more", count-len(named))
+	}
+	return []protocol.Diagnostic{{Level: "warn", Message: fmt.Sprintf(
+		"clean/smudge filters are not applied by meith: %s (%s in the attributes); %s",
+		list, strings.Join(names, ", "), consequence)}}
 }
 
 // pathsOrPatch checks that exactly one of paths and patch is given and
