@@ -59,10 +59,16 @@ func putBuffer(b *bytes.Buffer) {
 }
 
 func encodeTo(buf *bytes.Buffer, msg Message) error {
+	buf.Reset()
 	if msg.version() == nil {
 		msg.setVersion(ProtocolVersion)
 	}
-	buf.Reset()
+	if ok, err := appendFrame(buf, msg); ok || err != nil {
+		if err != nil {
+			return fmt.Errorf("encode %s frame: %w", msg.FrameType(), err)
+		}
+		return nil
+	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(msg); err != nil { // Encode ends the line
@@ -371,9 +377,12 @@ func decodeClientFast(raw []byte) (Message, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
 	}
-	var w wireClient
-	if json.Unmarshal(raw, &w) != nil || (w.Protocol != nil && *w.Protocol != ProtocolVersion) {
-		return nil, false
+	w, ok := scanClient(raw)
+	if !ok {
+		w = wireClient{}
+		if json.Unmarshal(raw, &w) != nil || (w.Protocol != nil && *w.Protocol != ProtocolVersion) {
+			return nil, false
+		}
 	}
 	var m Message
 	switch FrameType(w.Type) {

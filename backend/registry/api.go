@@ -91,6 +91,8 @@ type Authorizer interface {
 // in the caller's goroutine; only when it reports decided false does the
 // call go to Authorize, raced against cancellation in a goroutine of its own.
 // This keeps the common path of a call free of goroutine hand-offs.
+// AuthorizeNow must neither keep nor change the request's slices (they are
+// the registry's own, shared to spare copies on every call).
 type QuickAuthorizer interface {
 	AuthorizeNow(req AuthRequest) (decided bool, err error)
 }

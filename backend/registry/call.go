@@ -82,12 +82,14 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		Started:   started,
 		ToolName:  req.ToolName,
 		Client:    req.Client,
-		Args:      auditArgs(req.Args),
 	}
 	finish := func(res protocol.ToolResult) protocol.ToolResult {
 		em.close()
 		rec.Duration = time.Since(started)
 		rec.Result = res
+		if rec.Args == nil {
+			rec.Args = auditArgs(req.Args) // as received: the call ended before validation
+		}
 		if r.opts.Audit != nil {
 			r.opts.Audit(rec)
 		}
@@ -113,7 +115,11 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	// 3. Validation.
 	args, issues := e.prepare(req.Args)
 	var run invoke
-	if issues == nil {
+	switch {
+	case issues != nil:
+	case e.emptyRun != nil && isSame(args, e.emptyArgs):
+		run = e.emptyRun
+	default:
 		run, issues = e.bind(args)
 	}
 	if issues != nil {
@@ -123,11 +129,15 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	}
 	rec.Args = args
 
-	// The call's context ends when the caller cancels or at shutdown.
+	// The call's context ends when the caller cancels, at shutdown, and (from
+	// step 6) at the timeout.
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
-	stop := context.AfterFunc(r.shutdownCtx, func() { cancelCall(errShutdown) })
-	defer stop()
+	cs := &callState{cancel: cancelCall}
+	if !r.track(cs) {
+		return finish(r.ended(shutdownContext, req.ToolName, 0))
+	}
+	defer r.untrack(cs)
 
 	// 4. Admission of a call that changes something.
 	if r.opts.Admit != nil && !e.readOnly {
@@ -154,9 +164,8 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	// timeout is an idle timeout: each event the tool emits restarts it, up
 	// to the hard cap.
 	timeout := r.timeoutFor(e, req)
-	hctx, cancel := context.WithCancelCause(callCtx)
-	defer cancel(nil)
-	ka := startKeepAlive(req.ToolName, timeout, r.hardCapFor(e, timeout), cancel)
+	hctx := callCtx
+	ka := startKeepAlive(req.ToolName, timeout, r.hardCapFor(e, timeout), cancelCall)
 	defer ka.stop()
 	em.setAlive(ka.touch)
 	call := &Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, emit: em.emit}
@@ -198,20 +207,34 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	return finish(res)
 }
 
+// isSame reports whether a and b are the same slice (not just equal bytes).
+func isSame(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// shutdownContext is an ended context whose cause is the shutdown.
+var shutdownContext = func() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errShutdown)
+	return ctx
+}()
+
 // authorize asks the authorizer, racing it against ctx. It returns ok false
 // with the failed result when the call may not run.
 func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Request,
 	args []byte, em *emitter) (protocol.ToolResult, bool) {
+	// The quick path shares the slices (AuthorizeNow neither keeps nor
+	// changes them); Authorize, which may keep them, gets copies.
 	areq := AuthRequest{
 		RequestID: req.RequestID,
 		Tool: protocol.ToolDescriptor{
 			Name:         e.desc.Name,
 			Description:  e.desc.Description,
-			Capabilities: append([]protocol.Capability(nil), e.desc.Capabilities...),
+			Capabilities: e.desc.Capabilities,
 		},
 		Client: req.Client,
 		Peer:   req.Peer,
-		Args:   append([]byte(nil), args...),
+		Args:   args,
 		Emit:   em.emit,
 	}
 	if q, ok := a.(QuickAuthorizer); ok {
@@ -219,6 +242,8 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 			return r.authResult(ctx, req.ToolName, err)
 		}
 	}
+	areq.Tool.Capabilities = slices.Clone(e.desc.Capabilities)
+	areq.Args = slices.Clone(args)
 	decided := make(chan error, 1)
 	go func() {
 		var err error

@@ -32,13 +32,19 @@ type Registry struct {
 	order  []string
 	closed atomic.Bool
 
-	// shutdownCtx is cancelled by BeginShutdown, which aborts in-flight calls.
-	shutdownCtx    context.Context
-	shutdownCancel context.CancelFunc
 
 	flightMu sync.Mutex
 	inFlight int
-	idle     chan struct{} // closed when inFlight drops to zero
+	idle     chan struct{} // made by WaitIdle, closed when inFlight drops to zero
+	// calls holds the cancel funcs of the calls that have not resolved,
+	// which BeginShutdown cancels (cheaper per call than a child context
+	// of a shared shutdown context).
+	calls map[*callState]struct{}
+}
+
+// callState is what BeginShutdown needs of a call that has not resolved.
+type callState struct {
+	cancel context.CancelCauseFunc
 }
 
 // entry is one registered tool.
@@ -51,9 +57,12 @@ type entry struct {
 	bind func(args json.RawMessage) (invoke, []Issue)
 	// emptyArgs and emptyIssues are what prepareArgs gives for {}, computed
 	// once at registration: calls without arguments are common and skip the
-	// generic decode, validation and re-encoding.
+	// generic decode, validation and re-encoding. emptyRun, when not nil,
+	// is bind(emptyArgs), also made once: the input decoded from emptyArgs
+	// holds no pointers, slices or maps, so every call may get a copy.
 	emptyArgs   json.RawMessage
 	emptyIssues []Issue
+	emptyRun    invoke
 	// readOnly is true when every capability of the tool is read-only
 	// (Options.Admit is not asked about it).
 	readOnly bool
@@ -65,12 +74,9 @@ type invoke func(ctx context.Context, call *Call) (any, error)
 
 // New returns an empty registry configured by opts.
 func New(opts Options) *Registry {
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Registry{
-		opts:           opts,
-		tools:          map[string]*entry{},
-		shutdownCtx:    ctx,
-		shutdownCancel: cancel,
+		opts:  opts,
+		tools: map[string]*entry{},
 	}
 }
 
@@ -141,6 +147,9 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 		},
 	}
 	e.emptyArgs, e.emptyIssues = prepareArgs(json.RawMessage(`{}`), schema)
+	if e.emptyIssues == nil && plainValue(reflect.TypeFor[In]()) {
+		e.emptyRun, _ = e.bind(e.emptyArgs)
+	}
 	e.readOnly = !slices.ContainsFunc(t.Capabilities, func(c protocol.Capability) bool { return c != protocol.CapReadOnly })
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -254,7 +263,15 @@ func cloneDescriptor(d protocol.ToolDescriptor) protocol.ToolDescriptor {
 // [Registry.WaitIdle] to wait for the handlers to return.
 func (r *Registry) BeginShutdown() {
 	r.closed.Store(true)
-	r.shutdownCancel()
+	r.flightMu.Lock()
+	calls := make([]*callState, 0, len(r.calls))
+	for c := range r.calls {
+		calls = append(calls, c)
+	}
+	r.flightMu.Unlock()
+	for _, c := range calls {
+		c.cancel(errShutdown)
+	}
 }
 
 // ShuttingDown reports whether [Registry.BeginShutdown] was called.
@@ -277,6 +294,9 @@ func (r *Registry) WaitIdle(ctx context.Context) error {
 		r.flightMu.Unlock()
 		return nil
 	}
+	if r.idle == nil {
+		r.idle = make(chan struct{})
+	}
 	idle := r.idle
 	r.flightMu.Unlock()
 	select {
@@ -289,18 +309,60 @@ func (r *Registry) WaitIdle(ctx context.Context) error {
 
 func (r *Registry) enter() {
 	r.flightMu.Lock()
-	defer r.flightMu.Unlock()
-	if r.inFlight == 0 {
-		r.idle = make(chan struct{})
-	}
 	r.inFlight++
+	r.flightMu.Unlock()
 }
 
 func (r *Registry) leave() {
 	r.flightMu.Lock()
 	defer r.flightMu.Unlock()
 	r.inFlight--
-	if r.inFlight == 0 {
+	if r.inFlight == 0 && r.idle != nil {
 		close(r.idle)
+		r.idle = nil
 	}
+}
+
+// track registers a call for cancellation at shutdown; it reports false
+// when the registry is already shutting down.
+func (r *Registry) track(c *callState) bool {
+	r.flightMu.Lock()
+	defer r.flightMu.Unlock()
+	if r.closed.Load() {
+		return false
+	}
+	if r.calls == nil {
+		r.calls = make(map[*callState]struct{})
+	}
+	r.calls[c] = struct{}{}
+	return true
+}
+
+// untrack forgets a resolved call.
+func (r *Registry) untrack(c *callState) {
+	r.flightMu.Lock()
+	delete(r.calls, c)
+	r.flightMu.Unlock()
+}
+
+// plainValue reports whether a value of type t holds no references
+// (pointers, slices, maps, interfaces, channels, funcs), so that copies of
+// it share nothing.
+func plainValue(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	case reflect.Array:
+		return plainValue(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainValue(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
