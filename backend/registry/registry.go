@@ -32,7 +32,6 @@ type Registry struct {
 	order  []string
 	closed atomic.Bool
 
-
 	flightMu sync.Mutex
 	inFlight int
 	idle     chan struct{} // made by WaitIdle, closed when inFlight drops to zero
