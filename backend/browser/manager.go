@@ -17,7 +17,9 @@
 // Input.dispatch* ([Tab.Input]).
 //
 // The browser's context is never given a timeout: every call derives its
-// own context from the caller's.
+// own context from the caller's. A call that the page's renderer must answer
+// (script, capture, input) is also bounded by [PageDeadline], so a page stuck
+// in a script loop fails fast with a *NotRespondingError.
 package browser
 
 import (
