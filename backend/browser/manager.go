@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,6 +74,10 @@ type Options struct {
 	// NewTabID returns an id for a tab the engine opens itself (popups);
 	// nil means popups are closed instead of adopted.
 	NewTabID func() string
+
+	// extraBlocked adds address prefixes to [BlockedPrefixes] (tests block
+	// a loopback address that stands in for a metadata service).
+	extraBlocked []netip.Prefix
 }
 
 // Spec says which tab to open: its id, its browser context and its URL.
@@ -97,7 +102,8 @@ type Download struct {
 // Manager owns one Chromium and the live tabs in it. It is safe for
 // concurrent use.
 type Manager struct {
-	opts Options
+	opts   Options
+	policy *addressPolicy // the addresses no request may reach
 
 	startMu sync.Mutex // serializes starting and stopping the browser
 
@@ -106,6 +112,7 @@ type Manager struct {
 	tabs       map[string]*Tab    // live tabs by id
 	byTarget   map[target.ID]*Tab // live tabs by target id
 	contexts   map[string]cdp.BrowserContextID
+	guard      *guardProxy              // the proxy every browser request goes through, once started
 	opening    map[string]chan struct{} // ids being opened, closed when done
 	downloads  map[string]*pendingDownload
 	closed     bool
@@ -137,6 +144,7 @@ type pendingDownload struct {
 func New(opts Options) *Manager {
 	return &Manager{
 		opts:      opts,
+		policy:    newAddressPolicy(opts.extraBlocked),
 		tabs:      map[string]*Tab{},
 		byTarget:  map[target.ID]*Tab{},
 		contexts:  map[string]cdp.BrowserContextID{},
@@ -197,20 +205,25 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 			return nil, err
 		}
 	}
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	if guard == nil {
+		var err error
+		if guard, err = startGuardProxy(m.policy, m.logf); err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		m.guard = guard
+		m.mu.Unlock()
+	}
 	run := &session{done: make(chan struct{})}
 	allocOpts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
-	allocOpts = append(allocOpts,
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-notifications", true),
-		chromedp.Flag("deny-permission-prompts", true),
-		chromedp.Flag("autoplay-policy", "user-gesture-required"),
-		chromedp.Flag("hide-scrollbars", false),
-		chromedp.Flag("mute-audio", true),
-		chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height),
-	)
+	allocOpts = append(allocOpts, chromedp.ExecPath(exe), chromedp.DisableGPU)
+	for name, value := range m.chromeFlags(guard) {
+		allocOpts = append(allocOpts, chromedp.Flag(name, value))
+	}
+	allocOpts = append(allocOpts, chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height))
 	if m.opts.DataDir != "" {
 		if err := os.MkdirAll(m.opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("browser: profile folder: %w", err)
@@ -265,6 +278,29 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 	m.mu.Unlock()
 	m.logf("info", "chromium started: %s (pid %d)", exe, m.PID())
 	return run, nil
+}
+
+// chromeFlags are the command-line flags meith adds to chromedp's defaults.
+// Every request but those to loopback goes through the guard proxy (those
+// too when the policy blocks a loopback address), and WebRTC sends no UDP
+// around it.
+func (m *Manager) chromeFlags(guard *guardProxy) map[string]any {
+	flags := map[string]any{
+		"no-sandbox":                      true,
+		"disable-quic":                    true,
+		"disable-component-update":        true,
+		"disable-notifications":           true,
+		"deny-permission-prompts":         true,
+		"autoplay-policy":                 "user-gesture-required",
+		"hide-scrollbars":                 false,
+		"mute-audio":                      true,
+		"proxy-server":                    guard.url(),
+		"force-webrtc-ip-handling-policy": "disable_non_proxied_udp",
+	}
+	if m.policy.blocksLoopback() {
+		flags["proxy-bypass-list"] = "<-loopback>"
+	}
+	return flags
 }
 
 // LiveTab describes a live tab for diagnostics.
@@ -629,7 +665,12 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.tabs = map[string]*Tab{}
 	m.byTarget = map[target.ID]*Tab{}
 	m.run = nil
+	guard := m.guard
+	m.guard = nil
 	m.mu.Unlock()
+	if guard != nil {
+		defer guard.close()
+	}
 	if run == nil {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -158,7 +157,7 @@ func (t *Tab) setup(ctx context.Context) error {
 	// Link-local addresses (cloud metadata services) are refused for every
 	// request of the page — subresources, fetches and redirects too, not
 	// only the URLs meith is asked to open.
-	if _, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: linkLocalPatterns}); err != nil {
+	if _, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: t.m.policy.fetchPatterns()}); err != nil {
 		return err
 	}
 	// Focus emulation keeps the page "focused" while it is not the
@@ -333,12 +332,8 @@ func (t *Tab) onEvent(ev any) {
 	}
 }
 
-// linkLocalPatterns are the request URLs the Fetch domain pauses for a
-// look: those whose host may be a link-local address.
-var linkLocalPatterns = []*fetch.RequestPattern{{URLPattern: "*://169.254.*"}, {URLPattern: "*://[fe80:*"}, {URLPattern: "*://[FE80:*"}}
-
-// screenRequest fails a paused request to a link-local address and lets
-// any other through (a host name can merely look like one).
+// screenRequest fails a paused request to a blocked address and lets any
+// other through (a host name can merely look like one).
 func (t *Tab) screenRequest(e *fetch.EventRequestPaused) {
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
@@ -348,7 +343,7 @@ func (t *Tab) screenRequest(e *fetch.EventRequestPaused) {
 			host = u.Hostname()
 		}
 	}
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
+	if t.m.policy.blocksHost(host) {
 		t.addConsole(ConsoleEntry{Level: "error", Text: "meith blocked a request to a link-local address: " + e.Request.URL, Source: "network"})
 		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
@@ -442,6 +437,9 @@ func (t *Tab) refreshInfo(ctx context.Context) {
 func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 	url, err := NormalizeURL(url)
 	if err != nil {
+		return t.Info(), err
+	}
+	if err := t.m.policy.checkURL(url); err != nil {
 		return t.Info(), err
 	}
 	t.op.Lock()
