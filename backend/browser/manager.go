@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,9 +76,16 @@ type Options struct {
 	// nil means popups are closed instead of adopted.
 	NewTabID func() string
 
-	// extraBlocked adds address prefixes to [BlockedPrefixes] (tests block
-	// a loopback address that stands in for a metadata service).
+	// Test hooks. extraBlocked adds address prefixes to [BlockedPrefixes]
+	// (a loopback address that stands in for a metadata service).
+	// launchCmd changes Chromium's command (it replaces chromedp's own
+	// change, which sets Pdeathsig), launchUID is the user it then runs as
+	// (its profile folders are given to that user), and extraFlags are
+	// added to its flags.
 	extraBlocked []netip.Prefix
+	launchCmd    func(*exec.Cmd)
+	launchUID    *uint32
+	extraFlags   map[string]any
 }
 
 // Spec says which tab to open: its id, its browser context and its URL.
@@ -123,6 +131,11 @@ type Manager struct {
 	frameKnown bool
 
 	framesServed atomic.Int64 // frames the FrameHandler answered
+
+	sandboxOnce   sync.Once
+	sandboxPlan   SandboxStatus  // the decision for this machine
+	sandboxUsed   *SandboxStatus // how the last browser started (under mu), nil before
+	refusedBefore atomic.Int64   // refusals of guard proxies that are closed
 }
 
 // session is one run of Chromium.
@@ -217,13 +230,52 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		m.guard = guard
 		m.mu.Unlock()
 	}
+	sandbox := m.plannedSandbox(exe)
+	run, err := m.launch(ctx, exe, m.chromeFlags(guard, sandbox))
+	if sandbox.On && isNoUsableSandbox(err) {
+		sandbox = SandboxStatus{Reason: SandboxOffUnusable}
+		m.logf("debug", "chromium without a sandbox: %v", err)
+		m.logf("warn", "chromium found no usable sandbox; starting it without one")
+		run, err = m.launch(ctx, exe, m.chromeFlags(guard, sandbox))
+	}
+	if err != nil {
+		return nil, err
+	}
+	rootCtx, rootCancel, allocCancel := run.ctx, run.cancel, run.allocStop
+	if err := chromedp.ListenBrowser(rootCtx, m.onBrowserEvent); err != nil {
+		rootCancel()
+		allocCancel()
+		return nil, fmt.Errorf("browser: listen: %w", err)
+	}
+	go func() {
+		<-rootCtx.Done()
+		close(run.done)
+	}()
+	go m.saveCookiesEvery(run)
+	m.mu.Lock()
+	m.run = run
+	m.sandboxUsed = &sandbox
+	m.mu.Unlock()
+	m.logf("info", "chromium started: %s (pid %d, sandbox %s)", exe, m.PID(), sandbox)
+	if !sandbox.On {
+		m.logf("warn", "chromium runs without its sandbox: %s", sandbox.Reason)
+	}
+	return run, nil
+}
+
+// launch starts Chromium with flags in a fresh profile folder and waits for
+// it (bounded by ctx and startTimeout).
+func (m *Manager) launch(ctx context.Context, exe string, flags map[string]any) (*session, error) {
 	run := &session{done: make(chan struct{})}
 	allocOpts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
 	allocOpts = append(allocOpts, chromedp.ExecPath(exe), chromedp.DisableGPU)
-	for name, value := range m.chromeFlags(guard) {
+	for name, value := range flags {
 		allocOpts = append(allocOpts, chromedp.Flag(name, value))
 	}
 	allocOpts = append(allocOpts, chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height))
+	if m.opts.launchCmd != nil {
+		allocOpts = append(allocOpts, chromedp.ModifyCmdFunc(m.opts.launchCmd))
+	}
 	if m.opts.DataDir != "" {
 		if err := os.MkdirAll(m.opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("browser: profile folder: %w", err)
@@ -232,6 +284,12 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		dir, err := os.MkdirTemp(m.opts.DataDir, fmt.Sprintf("profile-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("browser: profile folder: %w", err)
+		}
+		if m.opts.launchUID != nil {
+			if err := os.Chown(dir, int(*m.opts.launchUID), -1); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("browser: profile folder: %w", err)
+			}
 		}
 		run.profileDir = dir
 		allocOpts = append(allocOpts, chromedp.UserDataDir(dir))
@@ -263,30 +321,58 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		}
 		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
 	}
-	if err := chromedp.ListenBrowser(rootCtx, m.onBrowserEvent); err != nil {
-		rootCancel()
-		allocCancel()
-		return nil, fmt.Errorf("browser: listen: %w", err)
-	}
-	go func() {
-		<-rootCtx.Done()
-		close(run.done)
-	}()
-	go m.saveCookiesEvery(run)
-	m.mu.Lock()
-	m.run = run
-	m.mu.Unlock()
-	m.logf("info", "chromium started: %s (pid %d)", exe, m.PID())
 	return run, nil
 }
 
+// plannedSandbox is the sandbox decision for this machine (probed once):
+// what the next start of Chromium will try.
+func (m *Manager) plannedSandbox(exe string) SandboxStatus {
+	m.sandboxOnce.Do(func() {
+		uid := -1
+		if m.opts.launchUID != nil {
+			uid = int(*m.opts.launchUID)
+		}
+		m.sandboxPlan = decideSandbox(probeSandboxEnv(exe, uid))
+	})
+	return m.sandboxPlan
+}
+
+// Sandbox says whether Chromium runs inside its sandbox: how the running
+// (or last) browser started, else what the next start will try. It never
+// starts Chromium.
+func (m *Manager) Sandbox() SandboxStatus {
+	m.mu.Lock()
+	used := m.sandboxUsed
+	m.mu.Unlock()
+	if used != nil {
+		return *used
+	}
+	exe := m.opts.ExecPath
+	if exe == "" {
+		exe, _ = FindChrome()
+	}
+	return m.plannedSandbox(exe)
+}
+
+// BlockedConnections counts the connections the guard proxy refused for
+// their address since the start.
+func (m *Manager) BlockedConnections() int64 {
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	if guard == nil {
+		return m.refusedBefore.Load()
+	}
+	return m.refusedBefore.Load() + guard.refused.Load()
+}
+
 // chromeFlags are the command-line flags meith adds to chromedp's defaults.
+// The sandbox stays on unless sandbox says it cannot be.
 // Every request but those to loopback goes through the guard proxy (those
 // too when the policy blocks a loopback address), and WebRTC sends no UDP
 // around it.
-func (m *Manager) chromeFlags(guard *guardProxy) map[string]any {
+func (m *Manager) chromeFlags(guard *guardProxy, sandbox SandboxStatus) map[string]any {
 	flags := map[string]any{
-		"no-sandbox":                      true,
 		"disable-quic":                    true,
 		"disable-component-update":        true,
 		"disable-notifications":           true,
@@ -299,6 +385,13 @@ func (m *Manager) chromeFlags(guard *guardProxy) map[string]any {
 	}
 	if m.policy.blocksLoopback() {
 		flags["proxy-bypass-list"] = "<-loopback>"
+	}
+	// Always set: chromedp adds --no-sandbox for a root process unless the
+	// flag is set (false leaves it out), and the browser may run as
+	// another user.
+	flags["no-sandbox"] = !sandbox.On
+	for name, value := range m.opts.extraFlags {
+		flags[name] = value
 	}
 	return flags
 }
@@ -669,7 +762,10 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.guard = nil
 	m.mu.Unlock()
 	if guard != nil {
-		defer guard.close()
+		defer func() {
+			guard.close()
+			m.refusedBefore.Add(guard.refused.Load())
+		}()
 	}
 	if run == nil {
 		return nil
