@@ -28,7 +28,13 @@ type countingServer struct {
 // serveCounting starts a countingServer on ip (port chosen by the kernel).
 func serveCounting(t *testing.T, ip string) *countingServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	return serveCountingOn(t, net.JoinHostPort(ip, "0"))
+}
+
+// serveCountingOn starts a countingServer on addr (host:port).
+func serveCountingOn(t *testing.T, addr string) *countingServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,38 +125,7 @@ func TestLinkLocalBlocking(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	tab := openOn(t, m, fmt.Sprintf("http://127.0.0.1:%d/start", allowed.port()))
-
-	// fetch and WebSocket from the page: each attempt must fail.
-	for _, h := range blockedHosts {
-		got, err := evalMain[string](ctx, tab, `fetch('http://`+h+`/fetch').then(r => r.text()).then(t => 'read: ' + t, e => 'failed')`)
-		if err != nil || got != "failed" {
-			t.Errorf("fetch http://%s/fetch from a page: %q, %v; want it to fail", h, got, err)
-		}
-		got, err = evalMain[string](ctx, tab, wsProbe("ws://"+h+"/ws"))
-		if err != nil || got != "failed" {
-			t.Errorf("WebSocket ws://%s/ws from a page: %q, %v; want it to fail", h, got, err)
-		}
-	}
-	// Popups: window.open's first request.
-	for i, h := range blockedHosts[:2] {
-		if _, err := evalMain[bool](ctx, tab, fmt.Sprintf(`!!window.open('http://%s/popup%d')`, h, i)); err != nil {
-			t.Fatal(err)
-		}
-		waitPopup(t, popups)
-	}
-	// The page navigates itself, and meith is asked to navigate.
-	nav := openOn(t, m, fmt.Sprintf("http://127.0.0.1:%d/start2", allowed.port()))
-	if _, err := evalMain[bool](ctx, nav, fmt.Sprintf(`(location.href = 'http://[::ffff:7f00:2]:%d/nav', true)`, mp)); err != nil {
-		t.Fatal(err)
-	}
-	waitNotLoading(t, nav, "/nav")
-	if _, err := nav.Navigate(ctx, fmt.Sprintf("http://[::ffff:7f00:2]:%d/navigate", mp)); !IsURL(err) {
-		t.Errorf("Navigate to the mapped form: %v, want a URLError", err)
-	}
-	if got := nav.Info(); strings.Contains(got.Title, "reached /nav") {
-		t.Errorf("the page read the blocked server: %+v", got)
-	}
+	tab := tryToReach(ctx, t, m, popups, allowed, blockedHosts)
 
 	// The same requests to an allowed address work (through the guard).
 	ap := allowed.port()
@@ -167,13 +142,7 @@ func TestLinkLocalBlocking(t *testing.T) {
 		t.Errorf("allowed popup: %s", got)
 	}
 
-	if n := meta.conns.Load(); n != 0 {
-		var paths []string
-		for len(meta.hits) > 0 {
-			paths = append(paths, <-meta.hits)
-		}
-		t.Errorf("the blocked address got %d connections (requests %v), want none", n, paths)
-	}
+	meta.expectNone(t)
 	if m.guard == nil || m.guard.refused.Load() == 0 {
 		t.Error("the guard proxy refused no connection: only the tab's Fetch screening acted")
 	}
@@ -235,5 +204,56 @@ func waitNotLoading(t *testing.T, tab *Tab, suffix string) {
 			t.Fatalf("tab did not settle on …%s: %+v", suffix, info)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tryToReach opens a page on the allowed server and makes it try every way
+// to reach each of hosts: fetch, WebSocket, window.open (the first two
+// hosts), its own navigation and meith's Navigate (to hosts[1]). Each
+// attempt must fail; it returns the page's tab.
+func tryToReach(ctx context.Context, t *testing.T, m *Manager, popups chan string, allowed *countingServer, hosts []string) *Tab {
+	t.Helper()
+	tab := openOn(t, m, fmt.Sprintf("http://127.0.0.1:%d/start", allowed.port()))
+	for _, h := range hosts {
+		got, err := evalMain[string](ctx, tab, `fetch('http://`+h+`/fetch').then(r => r.text()).then(t => 'read: ' + t, e => 'failed')`)
+		if err != nil || got != "failed" {
+			t.Errorf("fetch http://%s/fetch from a page: %q, %v; want it to fail", h, got, err)
+		}
+		got, err = evalMain[string](ctx, tab, wsProbe("ws://"+h+"/ws"))
+		if err != nil || got != "failed" {
+			t.Errorf("WebSocket ws://%s/ws from a page: %q, %v; want it to fail", h, got, err)
+		}
+	}
+	// Popups: window.open's first request leaves before meith attaches.
+	for i, h := range hosts[:2] {
+		if _, err := evalMain[bool](ctx, tab, fmt.Sprintf(`!!window.open('http://%s/popup%d')`, h, i)); err != nil {
+			t.Fatal(err)
+		}
+		waitPopup(t, popups)
+	}
+	// The page navigates itself, and meith is asked to navigate.
+	nav := openOn(t, m, fmt.Sprintf("http://127.0.0.1:%d/start2", allowed.port()))
+	if _, err := evalMain[bool](ctx, nav, `(location.href = 'http://`+hosts[1]+`/nav', true)`); err != nil {
+		t.Fatal(err)
+	}
+	waitNotLoading(t, nav, "/nav")
+	if _, err := nav.Navigate(ctx, "http://"+hosts[1]+"/navigate"); !IsURL(err) {
+		t.Errorf("Navigate to http://%s/navigate: %v, want a URLError", hosts[1], err)
+	}
+	if got := nav.Info(); strings.Contains(got.Title, "reached /nav") {
+		t.Errorf("the page read the blocked server: %+v", got)
+	}
+	return tab
+}
+
+// expectNone fails the test if the server was reached at all.
+func (s *countingServer) expectNone(t *testing.T) {
+	t.Helper()
+	if n := s.conns.Load(); n != 0 {
+		var paths []string
+		for len(s.hits) > 0 {
+			paths = append(paths, <-s.hits)
+		}
+		t.Errorf("the blocked address %s got %d connections (requests %v), want none", s.ln.Addr(), n, paths)
 	}
 }

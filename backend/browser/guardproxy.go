@@ -202,7 +202,11 @@ func (g *guardProxy) refuse(w http.ResponseWriter, hostport string, err error) {
 	var be *BlockedAddressError
 	if errors.As(err, &be) {
 		g.refused.Add(1)
-		g.logf("warn", "blocked a browser connection to %s (%s): %s", be.Addr, hostOnly(hostport), blockedReason)
+		what := be.Addr.String()
+		if h := hostOnly(hostport); h != what && "["+what+"]" != h {
+			what += " (" + h + ")"
+		}
+		g.logf("warn", "blocked a browser connection to %s: %s", what, blockedReason)
 		w.Header().Set("Cache-Control", "no-store")
 		http.Error(w, "meith blocked this request: "+blockedReason+".", http.StatusForbidden)
 		return

@@ -366,11 +366,17 @@ func (m *Manager) BlockedConnections() int64 {
 	return m.refusedBefore.Load() + guard.refused.Load()
 }
 
+// loopbackBypass is the proxy bypass list: "<-loopback>" removes
+// Chromium's implicit rules, which send not only loopback but also
+// link-local addresses (169.254/16, fe80::/10) around any proxy; the
+// loopback hosts are then put back, so dev servers on this machine are
+// reached directly (and the browser still sees them as local).
+const loopbackBypass = "<-loopback>;localhost;*.localhost;127.0.0.0/8;[::1]"
+
 // chromeFlags are the command-line flags meith adds to chromedp's defaults.
-// The sandbox stays on unless sandbox says it cannot be.
-// Every request but those to loopback goes through the guard proxy (those
-// too when the policy blocks a loopback address), and WebRTC sends no UDP
-// around it.
+// The sandbox stays on unless sandbox says it cannot be. Every request but
+// those to loopback goes through the guard proxy (those too when the policy
+// blocks a loopback address), and WebRTC sends no UDP around it.
 func (m *Manager) chromeFlags(guard *guardProxy, sandbox SandboxStatus) map[string]any {
 	flags := map[string]any{
 		"disable-quic":                    true,
@@ -382,6 +388,7 @@ func (m *Manager) chromeFlags(guard *guardProxy, sandbox SandboxStatus) map[stri
 		"mute-audio":                      true,
 		"proxy-server":                    guard.url(),
 		"force-webrtc-ip-handling-policy": "disable_non_proxied_udp",
+		"proxy-bypass-list":               loopbackBypass,
 	}
 	if m.policy.blocksLoopback() {
 		flags["proxy-bypass-list"] = "<-loopback>"
