@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,7 +77,7 @@ func TestLinkLocalBlockingInNetns(t *testing.T) {
 	allowed := serveCounting(t, "127.0.0.1")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	tryToReach(ctx, t, m, popups, allowed, []string{
+	tab := tryToReach(ctx, t, m, popups, allowed, []string{
 		"169.254.169.254",
 		"[::ffff:a9fe:a9fe]",
 		"2852039166",
@@ -86,5 +87,12 @@ func TestLinkLocalBlockingInNetns(t *testing.T) {
 	meta.expectNone(t)
 	if m.BlockedConnections() == 0 {
 		t.Error("the guard proxy refused no connection")
+	}
+	// A failed tunnel says why (Chromium alone would not): here the name
+	// cannot be resolved, since nothing leaves the namespace.
+	info, err := tab.Navigate(ctx, "https://meith-test.invalid/")
+	if err != nil || info.LoadState != LoadFailed || !strings.Contains(info.ErrorText, tunnelFailed+" (") ||
+		!strings.Contains(info.ErrorText, "meith-test.invalid") {
+		t.Errorf("navigate to a name that does not resolve: %+v, %v; want a failed load that says why", info, err)
 	}
 }

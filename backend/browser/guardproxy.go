@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -53,9 +54,14 @@ type guardProxy struct {
 
 	refused atomic.Int64 // connections refused for their address
 
-	mu      sync.Mutex
-	tunnels map[net.Conn]struct{} // open CONNECT tunnels (client side)
+	mu       sync.Mutex
+	tunnels  map[net.Conn]struct{} // open CONNECT tunnels (client side)
+	failures map[string]string     // why the latest connection to host:port failed
 }
+
+// maxFailures bounds the failures the proxy remembers (all are dropped
+// when it is reached).
+const maxFailures = 256
 
 // startGuardProxy listens on 127.0.0.1 (a port the kernel picks) and serves
 // until close.
@@ -64,7 +70,7 @@ func startGuardProxy(policy *addressPolicy, logf func(level, format string, args
 	if err != nil {
 		return nil, fmt.Errorf("browser: guard proxy: %w", err)
 	}
-	g := &guardProxy{policy: policy, logf: logf, ln: ln, tunnels: map[net.Conn]struct{}{}}
+	g := &guardProxy{policy: policy, logf: logf, ln: ln, tunnels: map[net.Conn]struct{}{}, failures: map[string]string{}}
 	g.self = ln.Addr().(*net.TCPAddr).AddrPort()
 	g.dialer = &net.Dialer{Timeout: guardDialTimeout, KeepAlive: 30 * time.Second, ControlContext: g.control}
 	transport := &http.Transport{
@@ -197,8 +203,12 @@ func (g *guardProxy) forwardError(w http.ResponseWriter, r *http.Request, err er
 }
 
 // refuse answers a request whose connection failed: 403 with a note for a
-// blocked address (the page shows it), else 502.
+// blocked address (the page shows it), else 502. It remembers why, for
+// [guardProxy.failure].
 func (g *guardProxy) refuse(w http.ResponseWriter, hostport string, err error) {
+	if !errors.Is(err, context.Canceled) {
+		g.noteFailure(hostport, err)
+	}
 	var be *BlockedAddressError
 	if errors.As(err, &be) {
 		g.refused.Add(1)
@@ -224,4 +234,31 @@ func hostOnly(hostport string) string {
 		return h
 	}
 	return hostport
+}
+
+// noteFailure remembers why a connection to hostport failed.
+func (g *guardProxy) noteFailure(hostport string, err error) {
+	why := err.Error()
+	var be *BlockedAddressError
+	if errors.As(err, &be) {
+		why = be.Error()
+	}
+	if len(why) > 300 {
+		why = why[:300] + "…"
+	}
+	g.mu.Lock()
+	if len(g.failures) >= maxFailures {
+		clear(g.failures)
+	}
+	g.failures[strings.ToLower(hostport)] = why
+	g.mu.Unlock()
+}
+
+// failure says why the latest connection the proxy tried to hostport
+// failed ("" when none did): Chromium reports every failed tunnel as
+// net::ERR_TUNNEL_CONNECTION_FAILED, without the cause.
+func (g *guardProxy) failure(hostport string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failures[strings.ToLower(hostport)]
 }

@@ -26,7 +26,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,6 +354,26 @@ func (m *Manager) Sandbox() SandboxStatus {
 		exe, _ = FindChrome()
 	}
 	return m.plannedSandbox(exe)
+}
+
+// proxyFailure says why the guard proxy could not connect for rawURL
+// ("" when it does not know).
+func (m *Manager) proxyFailure(rawURL string) string {
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	u, err := url.Parse(rawURL)
+	if guard == nil || err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" || u.Scheme == "wss" {
+			port = "443"
+		}
+	}
+	return guard.failure(net.JoinHostPort(u.Hostname(), port))
 }
 
 // BlockedConnections counts the connections the guard proxy refused for

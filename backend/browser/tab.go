@@ -324,9 +324,9 @@ func (t *Tab) onEvent(ev any) {
 	case *network.EventLoadingFinished:
 		t.onRequestEnd(e.RequestID, "", false)
 	case *network.EventLoadingFailed:
-		t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
+		errText := t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
 		if e.Type == network.ResourceTypeDocument && e.ErrorText != "" && e.ErrorText != "net::ERR_ABORTED" {
-			t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = e.ErrorText })
+			t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = errText })
 			t.loadDone()
 		}
 	}
@@ -452,7 +452,13 @@ func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 		return t.Info(), t.fail("navigate", err)
 	}
 	if res.ErrorText != "" {
-		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = res.ErrorText })
+		text := res.ErrorText
+		if text == tunnelFailed {
+			if why := t.m.proxyFailure(url); why != "" {
+				text += " (" + why + ")"
+			}
+		}
+		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = text })
 	} else if res.LoaderID != "" {
 		t.await(ctx, ch)
 	} else {
@@ -613,13 +619,21 @@ func (t *Tab) onResponse(e *network.EventResponseReceived) {
 	}
 }
 
-func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) {
+// onRequestEnd closes a request's network entry and returns its error text,
+// with the guard proxy's cause added to a failed tunnel.
+func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) string {
 	now := time.Now().UnixMilli()
+	if errText == tunnelFailed {
+		// Not under t.mu: the manager's lock comes first.
+		if why := t.m.proxyFailure(t.requestURL(id)); why != "" {
+			errText += " (" + why + ")"
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	seq, ok := t.requests[id]
 	if !ok {
-		return
+		return errText
 	}
 	delete(t.requests, id)
 	t.network.update(seq, func(p *NetworkEntry) {
@@ -630,7 +644,24 @@ func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) 
 			p.ErrorText = errText
 		}
 	})
+	return errText
 }
+
+// requestURL returns the URL of a request in the network log ("" when it
+// is not there).
+func (t *Tab) requestURL(id network.RequestID) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	u := ""
+	if seq, ok := t.requests[id]; ok {
+		t.network.update(seq, func(p *NetworkEntry) { u = p.URL })
+	}
+	return u
+}
+
+// tunnelFailed is how Chromium reports any failed connection through the
+// guard proxy's tunnels.
+const tunnelFailed = "net::ERR_TUNNEL_CONNECTION_FAILED"
 
 // Console returns up to limit of the newest console messages, oldest first
 // (limit <= 0: all).
