@@ -10,6 +10,14 @@
 // hardened: permission requests are denied, downloads land in
 // [Options.DownloadDir], popups and target=_blank links become tabs.
 //
+// Chromium keeps its sandbox unless it cannot have one ([Manager.Sandbox]
+// says which), and every request it makes but those to loopback goes
+// through the engine's guard proxy, which refuses [BlockedPrefixes]
+// (link-local, cloud metadata) on the address it is about to connect to:
+// any written form, a name that resolves there, WebSockets, workers and a
+// popup's first request alike. Each tab's Fetch domain also fails its own
+// requests to those addresses early, with a console note.
+//
 // A [Tab] answers the automation calls (navigate, state, click, type, keys,
 // screenshot, raw CDP), keeps bounded console and network logs, and serves a
 // live view: a JPEG screencast pulled frame by frame ([Tab.NextFrame],
