@@ -81,11 +81,10 @@ func startGuardProxy(policy *addressPolicy, logf func(level, format string, args
 		ResponseHeaderTimeout: 0, // a page may wait for a slow server as long as it likes
 	}
 	g.forward = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			// A proxy request carries its absolute URL; keep it and its Host.
-			pr.Out.URL = pr.In.URL
-			pr.Out.Host = pr.In.Host
-		},
+		// A proxy request carries its absolute URL and Host, which the
+		// outgoing copy keeps as they are (the copy already lacks the
+		// hop-by-hop and X-Forwarded headers).
+		Rewrite: func(*httputil.ProxyRequest) {},
 		Transport:     transport,
 		FlushInterval: -1, // stream (server-sent events, long polls)
 		ErrorHandler:  g.forwardError,

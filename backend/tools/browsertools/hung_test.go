@@ -68,6 +68,9 @@ func TestHungPage(t *testing.T) {
 			t.Fatalf("%s on a hung page: %s %q, want TOOL_FAILED \"page not responding\" (long before the call's %s timeout)",
 				tool, res.Error.Code, res.Error.Message, hungCallTimeout)
 		}
+		if _, details := decodeFail(t, tool, res, protocol.CodeToolFailed); details["reason"] != "page_not_responding" || details["tabId"] != hung.ID {
+			t.Errorf("%s on a hung page: details %v, want reason page_not_responding and the tab id", tool, details)
+		}
 	}
 	// The other tab and the runtime are unaffected.
 	var st struct {
