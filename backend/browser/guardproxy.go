@@ -84,7 +84,7 @@ func startGuardProxy(policy *addressPolicy, logf func(level, format string, args
 		// A proxy request carries its absolute URL and Host, which the
 		// outgoing copy keeps as they are (the copy already lacks the
 		// hop-by-hop and X-Forwarded headers).
-		Rewrite: func(*httputil.ProxyRequest) {},
+		Rewrite:       func(*httputil.ProxyRequest) {},
 		Transport:     transport,
 		FlushInterval: -1, // stream (server-sent events, long polls)
 		ErrorHandler:  g.forwardError,
