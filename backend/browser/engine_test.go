@@ -80,6 +80,9 @@ func pageServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/to-metadata", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
 	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Hung</title><script>setTimeout(()=>{while(true){}},100)</script>`)
+	})
 	mux.HandleFunc("/paint", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Paint</title><style>html,body{margin:0;height:100%;background:rgb(0,0,255)}</style>
 			<script>addEventListener('mousedown', () => { document.body.style.background = 'rgb(255,0,0)'; document.title = 'red' });
@@ -787,5 +790,42 @@ func TestNavigateDuringReopenIsNotUndone(t *testing.T) {
 			t.Error("two tabs for one id")
 		}
 		m.CloseTab(context.Background(), id)
+	}
+}
+
+// TestHungPage: a page stuck in a script loop answers the calls its
+// renderer must answer with a *NotRespondingError after PageDeadline (well
+// before the caller's own deadline), and still closes.
+func TestHungPage(t *testing.T) {
+	m := manager(t)
+	srv := pageServer(t)
+	tab := open(t, m, "space:hung", srv.URL+"/hang")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*PageDeadline)
+	defer cancel()
+	var err error
+	// The loop starts 100 ms after the load; a call before it answers.
+	for attempt := 0; attempt < 20 && err == nil; attempt++ {
+		if _, err = tab.State(ctx); err == nil {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if !IsNotResponding(err) || ctx.Err() != nil {
+		t.Fatalf("State of a hung page: %v (caller's context: %v), want a NotRespondingError", err, ctx.Err())
+	}
+	if _, err := tab.Screenshot(ctx); !IsNotResponding(err) {
+		t.Errorf("Screenshot of a hung page: %v, want a NotRespondingError", err)
+	}
+	if err := tab.SendKeys(ctx, "Enter"); !IsNotResponding(err) {
+		t.Errorf("SendKeys to a hung page: %v, want a NotRespondingError", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the calls used up the caller's deadline: %v", ctx.Err())
+	}
+	other := open(t, m, "space:hung-other", srv.URL+"/next")
+	if st, err := other.State(ctx); err != nil || st.Title != "Next" {
+		t.Errorf("another tab while one hangs: %+v, %v", st, err)
+	}
+	if err := m.CloseTab(ctx, tab.ID()); err != nil || m.Peek(tab.ID()) != nil {
+		t.Errorf("close the hung tab: %v (still live: %v)", err, m.Peek(tab.ID()) != nil)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // NotFoundError says that no Chromium executable was found.
@@ -50,6 +51,23 @@ type HistoryError struct{ Direction string }
 func (e *HistoryError) Error() string {
 	return "the tab cannot go " + e.Direction + ": no history entry"
 }
+
+// NotRespondingError says that a tab's page did not answer a call that its
+// renderer must answer (script, capture, input) within [PageDeadline]: a
+// script is stuck in a loop, or the renderer hangs. The tab itself still
+// works for what the browser answers alone: navigate, reload, close.
+type NotRespondingError struct {
+	// After is how long the call waited.
+	After time.Duration
+}
+
+// Error implements error.
+func (e *NotRespondingError) Error() string {
+	return fmt.Sprintf("page not responding (no answer within %s; a script may be stuck in a loop): reload the tab or close it", e.After)
+}
+
+// IsNotResponding reports whether err says a page did not answer in time.
+func IsNotResponding(err error) bool { var e *NotRespondingError; return errors.As(err, &e) }
 
 // IsNoTab reports whether err says a tab does not exist.
 func IsNoTab(err error) bool { var e *NoTabError; return errors.As(err, &e) }

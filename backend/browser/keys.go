@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 )
 
@@ -168,12 +167,12 @@ func (t *Tab) dispatchStroke(ctx context.Context, s keyStroke) error {
 	if s.text != "" {
 		down.Type, down.Text, down.UnmodifiedText = input.DispatchKeyEventTypeKeyDown, s.text, s.text
 	}
-	if _, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, down); err != nil {
+	if _, err := callPage(ctx, t, input.DispatchKeyEvent, down); err != nil {
 		return err
 	}
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: s.key, Code: s.code,
 		WindowsVirtualKeyCode: int64(s.keyCode), NativeVirtualKeyCode: int64(s.keyCode), Modifiers: int64(s.modifiers)}
-	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, up)
+	_, err := callPage(ctx, t, input.DispatchKeyEvent, up)
 	return err
 }
 

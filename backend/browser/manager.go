@@ -10,6 +10,14 @@
 // hardened: permission requests are denied, downloads land in
 // [Options.DownloadDir], popups and target=_blank links become tabs.
 //
+// Chromium keeps its sandbox unless it cannot have one ([Manager.Sandbox]
+// says which), and every request it makes but those to loopback goes
+// through the engine's guard proxy, which refuses [BlockedPrefixes]
+// (link-local, cloud metadata) on the address it is about to connect to:
+// any written form, a name that resolves there, WebSockets, workers and a
+// popup's first request alike. Each tab's Fetch domain also fails its own
+// requests to those addresses early, with a console note.
+//
 // A [Tab] answers the automation calls (navigate, state, click, type, keys,
 // screenshot, raw CDP), keeps bounded console and network logs, and serves a
 // live view: a JPEG screencast pulled frame by frame ([Tab.NextFrame],
@@ -17,14 +25,20 @@
 // Input.dispatch* ([Tab.Input]).
 //
 // The browser's context is never given a timeout: every call derives its
-// own context from the caller's.
+// own context from the caller's. A call that the page's renderer must answer
+// (script, capture, input) is also bounded by [PageDeadline], so a page stuck
+// in a script loop fails fast with a *NotRespondingError.
 package browser
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,6 +85,17 @@ type Options struct {
 	// NewTabID returns an id for a tab the engine opens itself (popups);
 	// nil means popups are closed instead of adopted.
 	NewTabID func() string
+
+	// Test hooks. extraBlocked adds address prefixes to [BlockedPrefixes]
+	// (a loopback address that stands in for a metadata service).
+	// launchCmd changes Chromium's command (it replaces chromedp's own
+	// change, which sets Pdeathsig), launchUID is the user it then runs as
+	// (its profile folders are given to that user), and extraFlags are
+	// added to its flags.
+	extraBlocked []netip.Prefix
+	launchCmd    func(*exec.Cmd)
+	launchUID    *uint32
+	extraFlags   map[string]any
 }
 
 // Spec says which tab to open: its id, its browser context and its URL.
@@ -95,7 +120,8 @@ type Download struct {
 // Manager owns one Chromium and the live tabs in it. It is safe for
 // concurrent use.
 type Manager struct {
-	opts Options
+	opts   Options
+	policy *addressPolicy // the addresses no request may reach
 
 	startMu sync.Mutex // serializes starting and stopping the browser
 
@@ -104,6 +130,7 @@ type Manager struct {
 	tabs       map[string]*Tab    // live tabs by id
 	byTarget   map[target.ID]*Tab // live tabs by target id
 	contexts   map[string]cdp.BrowserContextID
+	guard      *guardProxy              // the proxy every browser request goes through, once started
 	opening    map[string]chan struct{} // ids being opened, closed when done
 	downloads  map[string]*pendingDownload
 	closed     bool
@@ -114,6 +141,11 @@ type Manager struct {
 	frameKnown bool
 
 	framesServed atomic.Int64 // frames the FrameHandler answered
+
+	sandboxOnce   sync.Once
+	sandboxPlan   SandboxStatus  // the decision for this machine
+	sandboxUsed   *SandboxStatus // how the last browser started (under mu), nil before
+	refusedBefore atomic.Int64   // refusals of guard proxies that are closed
 }
 
 // session is one run of Chromium.
@@ -135,6 +167,7 @@ type pendingDownload struct {
 func New(opts Options) *Manager {
 	return &Manager{
 		opts:      opts,
+		policy:    newAddressPolicy(opts.extraBlocked),
 		tabs:      map[string]*Tab{},
 		byTarget:  map[target.ID]*Tab{},
 		contexts:  map[string]cdp.BrowserContextID{},
@@ -195,20 +228,64 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 			return nil, err
 		}
 	}
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	if guard == nil {
+		var err error
+		if guard, err = startGuardProxy(m.policy, m.logf); err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		m.guard = guard
+		m.mu.Unlock()
+	}
+	sandbox := m.plannedSandbox(exe)
+	run, err := m.launch(ctx, exe, m.chromeFlags(guard, sandbox))
+	if sandbox.On && isNoUsableSandbox(err) {
+		sandbox = SandboxStatus{Reason: SandboxOffUnusable}
+		m.logf("debug", "chromium without a sandbox: %v", err)
+		m.logf("warn", "chromium found no usable sandbox; starting it without one")
+		run, err = m.launch(ctx, exe, m.chromeFlags(guard, sandbox))
+	}
+	if err != nil {
+		return nil, err
+	}
+	rootCtx, rootCancel, allocCancel := run.ctx, run.cancel, run.allocStop
+	if err := chromedp.ListenBrowser(rootCtx, m.onBrowserEvent); err != nil {
+		rootCancel()
+		allocCancel()
+		return nil, fmt.Errorf("browser: listen: %w", err)
+	}
+	go func() {
+		<-rootCtx.Done()
+		close(run.done)
+	}()
+	go m.saveCookiesEvery(run)
+	m.mu.Lock()
+	m.run = run
+	m.sandboxUsed = &sandbox
+	m.mu.Unlock()
+	m.logf("info", "chromium started: %s (pid %d, sandbox %s)", exe, m.PID(), sandbox)
+	if !sandbox.On {
+		m.logf("warn", "chromium runs without its sandbox: %s", sandbox.Reason)
+	}
+	return run, nil
+}
+
+// launch starts Chromium with flags in a fresh profile folder and waits for
+// it (bounded by ctx and startTimeout).
+func (m *Manager) launch(ctx context.Context, exe string, flags map[string]any) (*session, error) {
 	run := &session{done: make(chan struct{})}
 	allocOpts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
-	allocOpts = append(allocOpts,
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-notifications", true),
-		chromedp.Flag("deny-permission-prompts", true),
-		chromedp.Flag("autoplay-policy", "user-gesture-required"),
-		chromedp.Flag("hide-scrollbars", false),
-		chromedp.Flag("mute-audio", true),
-		chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height),
-	)
+	allocOpts = append(allocOpts, chromedp.ExecPath(exe), chromedp.DisableGPU)
+	for name, value := range flags {
+		allocOpts = append(allocOpts, chromedp.Flag(name, value))
+	}
+	allocOpts = append(allocOpts, chromedp.WindowSize(DefaultViewport.Width, DefaultViewport.Height))
+	if m.opts.launchCmd != nil {
+		allocOpts = append(allocOpts, chromedp.ModifyCmdFunc(m.opts.launchCmd))
+	}
 	if m.opts.DataDir != "" {
 		if err := os.MkdirAll(m.opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("browser: profile folder: %w", err)
@@ -217,6 +294,12 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		dir, err := os.MkdirTemp(m.opts.DataDir, fmt.Sprintf("profile-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("browser: profile folder: %w", err)
+		}
+		if m.opts.launchUID != nil {
+			if err := os.Chown(dir, int(*m.opts.launchUID), -1); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("browser: profile folder: %w", err)
+			}
 		}
 		run.profileDir = dir
 		allocOpts = append(allocOpts, chromedp.UserDataDir(dir))
@@ -248,21 +331,106 @@ func (m *Manager) ensure(ctx context.Context) (*session, error) {
 		}
 		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
 	}
-	if err := chromedp.ListenBrowser(rootCtx, m.onBrowserEvent); err != nil {
-		rootCancel()
-		allocCancel()
-		return nil, fmt.Errorf("browser: listen: %w", err)
-	}
-	go func() {
-		<-rootCtx.Done()
-		close(run.done)
-	}()
-	go m.saveCookiesEvery(run)
-	m.mu.Lock()
-	m.run = run
-	m.mu.Unlock()
-	m.logf("info", "chromium started: %s (pid %d)", exe, m.PID())
 	return run, nil
+}
+
+// plannedSandbox is the sandbox decision for this machine (probed once):
+// what the next start of Chromium will try.
+func (m *Manager) plannedSandbox(exe string) SandboxStatus {
+	m.sandboxOnce.Do(func() {
+		uid := -1
+		if m.opts.launchUID != nil {
+			uid = int(*m.opts.launchUID)
+		}
+		m.sandboxPlan = decideSandbox(probeSandboxEnv(exe, uid))
+	})
+	return m.sandboxPlan
+}
+
+// Sandbox says whether Chromium runs inside its sandbox: how the running
+// (or last) browser started, else what the next start will try. It never
+// starts Chromium.
+func (m *Manager) Sandbox() SandboxStatus {
+	m.mu.Lock()
+	used := m.sandboxUsed
+	m.mu.Unlock()
+	if used != nil {
+		return *used
+	}
+	exe := m.opts.ExecPath
+	if exe == "" {
+		exe, _ = FindChrome()
+	}
+	return m.plannedSandbox(exe)
+}
+
+// proxyFailure says why the guard proxy could not connect for rawURL
+// ("" when it does not know).
+func (m *Manager) proxyFailure(rawURL string) string {
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	u, err := url.Parse(rawURL)
+	if guard == nil || err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" || u.Scheme == "wss" {
+			port = "443"
+		}
+	}
+	return guard.failure(net.JoinHostPort(u.Hostname(), port))
+}
+
+// BlockedConnections counts the connections the guard proxy refused for
+// their address since the start.
+func (m *Manager) BlockedConnections() int64 {
+	m.mu.Lock()
+	guard := m.guard
+	m.mu.Unlock()
+	if guard == nil {
+		return m.refusedBefore.Load()
+	}
+	return m.refusedBefore.Load() + guard.refused.Load()
+}
+
+// loopbackBypass is the proxy bypass list: "<-loopback>" removes
+// Chromium's implicit rules, which send not only loopback but also
+// link-local addresses (169.254/16, fe80::/10) around any proxy; the
+// loopback hosts are then put back, so dev servers on this machine are
+// reached directly (and the browser still sees them as local).
+const loopbackBypass = "<-loopback>;localhost;*.localhost;127.0.0.0/8;[::1]"
+
+// chromeFlags are the command-line flags meith adds to chromedp's defaults.
+// The sandbox stays on unless sandbox says it cannot be. Every request but
+// those to loopback goes through the guard proxy (those too when the policy
+// blocks a loopback address), and WebRTC sends no UDP around it.
+func (m *Manager) chromeFlags(guard *guardProxy, sandbox SandboxStatus) map[string]any {
+	flags := map[string]any{
+		"disable-quic":                    true,
+		"disable-component-update":        true,
+		"disable-notifications":           true,
+		"deny-permission-prompts":         true,
+		"autoplay-policy":                 "user-gesture-required",
+		"hide-scrollbars":                 false,
+		"mute-audio":                      true,
+		"proxy-server":                    guard.url(),
+		"force-webrtc-ip-handling-policy": "disable_non_proxied_udp",
+		"proxy-bypass-list":               loopbackBypass,
+	}
+	if m.policy.blocksLoopback() {
+		flags["proxy-bypass-list"] = "<-loopback>"
+	}
+	// Always set: chromedp adds --no-sandbox for a root process unless the
+	// flag is set (false leaves it out), and the browser may run as
+	// another user.
+	flags["no-sandbox"] = !sandbox.On
+	for name, value := range m.opts.extraFlags {
+		flags[name] = value
+	}
+	return flags
 }
 
 // LiveTab describes a live tab for diagnostics.
@@ -627,7 +795,15 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.tabs = map[string]*Tab{}
 	m.byTarget = map[target.ID]*Tab{}
 	m.run = nil
+	guard := m.guard
+	m.guard = nil
 	m.mu.Unlock()
+	if guard != nil {
+		defer func() {
+			guard.close()
+			m.refusedBefore.Add(guard.refused.Load())
+		}()
+	}
 	if run == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/png"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -22,12 +23,44 @@ const MaxElements = 500
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
 
+// PageDeadline bounds one DevTools call that the page's renderer must
+// answer: evaluating script, capturing the viewport, dispatching input. A
+// page stuck in a script loop answers none of them; its tools then fail with
+// a *NotRespondingError after this long instead of waiting for the whole
+// call's timeout.
+const PageDeadline = 5 * time.Second
+
+// errPageDeadline is the cause of a page call's context that hit
+// PageDeadline.
+var errPageDeadline = errors.New("the page did not answer within the page deadline")
+
+// pageCall runs one DevTools call that the page's renderer must answer,
+// bounded by [PageDeadline]. A page that does not answer in time gives a
+// *NotRespondingError; the end of ctx itself stays ctx's error (so the
+// registry still reports CANCELLED or TIMEOUT).
+func pageCall[R any](ctx context.Context, call func(context.Context) (R, error)) (R, error) {
+	pctx, cancel := context.WithTimeoutCause(ctx, PageDeadline, errPageDeadline)
+	defer cancel()
+	res, err := call(pctx)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(pctx), errPageDeadline) {
+		var zero R
+		return zero, &NotRespondingError{After: PageDeadline}
+	}
+	return res, err
+}
+
+// callPage is cdp.Call on the tab's target for a command that the page's
+// renderer must answer, bounded by [PageDeadline] (see pageCall).
+func callPage[P, R any](ctx context.Context, t *Tab, c cdp.Command[P, R], params P) (R, error) {
+	return pageCall(ctx, func(ctx context.Context) (R, error) { return cdp.Call(ctx, t.target, c, params) })
+}
+
 // evalIn evaluates expr in an execution context (0: the page's own) and
 // decodes its JSON value into T.
 func evalIn[T any](ctx context.Context, t *Tab, contextID runtime.ExecutionContextID, expr string) (T, error) {
 	var zero T
 	yes := true
-	res, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+	res, err := callPage(ctx, t, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: contextID, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes,
 	})
 	if err != nil {
@@ -68,7 +101,7 @@ func evalWorld[T any](ctx context.Context, t *Tab, expr string) (T, error) {
 		id := t.world
 		t.mu.Unlock()
 		if id == 0 {
-			res, err := cdp.Call(ctx, t.target, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+			res, err := callPage(ctx, t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 				FrameID: cdp.FrameID(t.targetID), WorldName: worldName,
 			})
 			if err != nil {
@@ -82,7 +115,7 @@ func evalWorld[T any](ctx context.Context, t *Tab, expr string) (T, error) {
 		}
 		v, err := evalIn[T](ctx, t, id, expr)
 		var je *jsError
-		if err != nil && attempt == 0 && !errors.As(err, &je) && strings.Contains(err.Error(), "context") {
+		if err != nil && attempt == 0 && !errors.As(err, &je) && !IsNotResponding(err) && strings.Contains(err.Error(), "context") {
 			// The document changed under us: its world is gone.
 			t.mu.Lock()
 			if t.world == id {
@@ -229,7 +262,7 @@ func (t *Tab) Click(ctx context.Context, elementID string) error {
 				ev.Buttons = 1
 			}
 		}
-		if _, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, ev); err != nil {
+		if _, err := callPage(ctx, t, input.DispatchMouseEvent, ev); err != nil {
 			return t.fail("click", err)
 		}
 	}
@@ -278,7 +311,7 @@ func (t *Tab) Type(ctx context.Context, elementID, text string) error {
 	case r.Done || text == "":
 		return nil
 	}
-	if _, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+	if _, err := callPage(ctx, t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 		return t.fail("type", err)
 	}
 	return nil
@@ -328,7 +361,7 @@ func (t *Tab) CDP(ctx context.Context, method string, params json.RawMessage) (j
 
 // Screenshot captures the viewport as a PNG.
 func (t *Tab) Screenshot(ctx context.Context) (*Screenshot, error) {
-	res, err := cdp.Call(ctx, t.target, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	res, err := callPage(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	if err != nil {
 		return nil, t.fail("screenshot", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -162,7 +161,7 @@ func (t *Tab) setup(ctx context.Context) error {
 	// Link-local addresses (cloud metadata services) are refused for every
 	// request of the page — subresources, fetches and redirects too, not
 	// only the URLs meith is asked to open.
-	if _, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: linkLocalPatterns}); err != nil {
+	if _, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: t.m.policy.fetchPatterns()}); err != nil {
 		return err
 	}
 	// Focus emulation keeps the page "focused" while it is not the
@@ -329,20 +328,16 @@ func (t *Tab) onEvent(ev any) {
 	case *network.EventLoadingFinished:
 		t.onRequestEnd(e.RequestID, "", false)
 	case *network.EventLoadingFailed:
-		t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
+		errText := t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
 		if e.Type == network.ResourceTypeDocument && e.ErrorText != "" && e.ErrorText != "net::ERR_ABORTED" {
-			t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = e.ErrorText })
+			t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = errText })
 			t.loadDone()
 		}
 	}
 }
 
-// linkLocalPatterns are the request URLs the Fetch domain pauses for a
-// look: those whose host may be a link-local address.
-var linkLocalPatterns = []*fetch.RequestPattern{{URLPattern: "*://169.254.*"}, {URLPattern: "*://[fe80:*"}, {URLPattern: "*://[FE80:*"}}
-
-// screenRequest fails a paused request to a link-local address and lets
-// any other through (a host name can merely look like one).
+// screenRequest fails a paused request to a blocked address and lets any
+// other through (a host name can merely look like one).
 func (t *Tab) screenRequest(e *fetch.EventRequestPaused) {
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
@@ -352,7 +347,7 @@ func (t *Tab) screenRequest(e *fetch.EventRequestPaused) {
 			host = u.Hostname()
 		}
 	}
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
+	if t.m.policy.blocksHost(host) {
 		t.addConsole(ConsoleEntry{Level: "error", Text: "meith blocked a request to a link-local address: " + e.Request.URL, Source: "network"})
 		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
@@ -448,6 +443,9 @@ func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 	if err != nil {
 		return t.Info(), err
 	}
+	if err := t.m.policy.checkURL(url); err != nil {
+		return t.Info(), err
+	}
 	t.op.Lock()
 	defer t.op.Unlock()
 	ch := t.loadWaiter()
@@ -458,7 +456,13 @@ func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 		return t.Info(), t.fail("navigate", err)
 	}
 	if res.ErrorText != "" {
-		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = res.ErrorText })
+		text := res.ErrorText
+		if text == tunnelFailed {
+			if why := t.m.proxyFailure(url); why != "" {
+				text += " (" + why + ")"
+			}
+		}
+		t.update(func(p *PageInfo) { p.LoadState = LoadFailed; p.ErrorText = text })
 	} else if res.LoaderID != "" {
 		t.await(ctx, ch)
 	} else {
@@ -619,13 +623,21 @@ func (t *Tab) onResponse(e *network.EventResponseReceived) {
 	}
 }
 
-func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) {
+// onRequestEnd closes a request's network entry and returns its error text,
+// with the guard proxy's cause added to a failed tunnel.
+func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) string {
 	now := time.Now().UnixMilli()
+	if errText == tunnelFailed {
+		// Not under t.mu: the manager's lock comes first.
+		if why := t.m.proxyFailure(t.requestURL(id)); why != "" {
+			errText += " (" + why + ")"
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	seq, ok := t.requests[id]
 	if !ok {
-		return
+		return errText
 	}
 	delete(t.requests, id)
 	t.network.update(seq, func(p *NetworkEntry) {
@@ -636,7 +648,24 @@ func (t *Tab) onRequestEnd(id network.RequestID, errText string, canceled bool) 
 			p.ErrorText = errText
 		}
 	})
+	return errText
 }
+
+// requestURL returns the URL of a request in the network log ("" when it
+// is not there).
+func (t *Tab) requestURL(id network.RequestID) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	u := ""
+	if seq, ok := t.requests[id]; ok {
+		t.network.update(seq, func(p *NetworkEntry) { u = p.URL })
+	}
+	return u
+}
+
+// tunnelFailed is how Chromium reports any failed connection through the
+// guard proxy's tunnels.
+const tunnelFailed = "net::ERR_TUNNEL_CONNECTION_FAILED"
 
 // Console returns up to limit of the newest console messages, oldest first
 // (limit <= 0: all).

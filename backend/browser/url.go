@@ -44,8 +44,8 @@ func NormalizeURL(raw string) (string, error) {
 		if u.Host == "" {
 			return "", &URLError{URL: raw, Reason: "the URL has no host"}
 		}
-		if ip := net.ParseIP(u.Hostname()); ip != nil && (ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
-			return "", &URLError{URL: raw, Reason: "link-local addresses (such as cloud metadata services) are blocked"}
+		if err := defaultPolicy.checkURL(s); err != nil {
+			return "", &URLError{URL: raw, Reason: blockedReason}
 		}
 		return u.String(), nil
 	case "about":

@@ -26,6 +26,15 @@ func TestNormalizeURL(t *testing.T) {
 		{in: "view-source:https://example.com", bad: true},
 		{in: "about:config", bad: true},
 		{in: "http://169.254.169.254/latest/meta-data", bad: true},
+		{in: "http://2852039166/", bad: true},
+		{in: "0xa9fea9fe/latest", bad: true},
+		{in: "http://0251.0376.0251.0376/", bad: true},
+		{in: "http://[::ffff:a9fe:a9fe]/", bad: true},
+		{in: "http://[::ffff:169.254.169.254]/", bad: true},
+		{in: "http://[64:ff9b::a9fe:a9fe]/", bad: true},
+		{in: "http://[fe80::1%25eth0]/", bad: true},
+		{in: "https://[fd00:ec2::254]/", bad: true},
+		{in: "http://169.254.169.254.nip.io/", want: "http://169.254.169.254.nip.io/"}, // a name: judged when it resolves
 		{in: "ftp://example.com", bad: true},
 		{in: "http://", bad: true},
 	}

@@ -451,23 +451,25 @@ func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
 		if !ok {
 			return errors.New("browser: input: unknown mouse button")
 		}
-		_, err = cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+		_, err = callPage(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{
 			Type: typ, X: ev.X, Y: ev.Y, Button: btn, Buttons: int64(ev.Buttons), ClickCount: int64(ev.ClickCount), Modifiers: int64(ev.Modifiers),
 		})
 	case InputWheel:
 		// Chrome wants both deltas even when one is zero, which the typed
 		// params would leave out.
-		err = t.target.Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
-			"type": input.DispatchMouseEventTypeMouseWheel, "x": ev.X, "y": ev.Y,
-			"deltaX": ev.DeltaX, "deltaY": ev.DeltaY, "modifiers": ev.Modifiers,
-		}, nil)
+		_, err = pageCall(ctx, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, t.target.Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
+				"type": input.DispatchMouseEventTypeMouseWheel, "x": ev.X, "y": ev.Y,
+				"deltaX": ev.DeltaX, "deltaY": ev.DeltaY, "modifiers": ev.Modifiers,
+			}, nil)
+		})
 	case InputKey:
 		err = t.dispatchKey(ctx, ev)
 	case InputText:
 		if ev.Text == "" {
 			return nil
 		}
-		_, err = cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: ev.Text})
+		_, err = callPage(ctx, t, input.InsertText, input.InsertTextParams{Text: ev.Text})
 	default:
 		return errors.New("browser: input: unknown kind (mouse, wheel, key or text)")
 	}
@@ -505,7 +507,7 @@ func (t *Tab) dispatchKey(ctx context.Context, ev InputEvent) error {
 	default:
 		return errors.New("browser: input: unknown key event type (keyDown or keyUp)")
 	}
-	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, p)
+	_, err := callPage(ctx, t, input.DispatchKeyEvent, p)
 	return err
 }
 

@@ -370,6 +370,12 @@ func (i *Instance) browserCheck() apptools.Check {
 	}
 	c.Details["framesServed"] = i.browser.FramesServed()
 	c.Details["liveTabs"] = i.browser.LiveTabs()
+	sandbox := i.browser.Sandbox()
+	c.Details["sandbox"] = sandbox.String()
+	if !sandbox.On {
+		c.Message = "Chromium runs without its sandbox (" + sandbox.Reason + ")"
+	}
+	c.Details["blockedConnections"] = i.browser.BlockedConnections()
 	if exe, err := browser.FindChrome(); err != nil {
 		c.OK = false
 		c.Details["error"] = err.Error()

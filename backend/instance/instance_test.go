@@ -161,11 +161,30 @@ func TestAppTools(t *testing.T) {
 	var health struct {
 		Status string
 		Checks []struct {
-			Name string
-			OK   bool
+			Name    string
+			OK      bool
+			Message string
+			Details map[string]any
 		}
 	}
 	json.Unmarshal(res.Content, &health)
+	// The browser check says whether Chromium would run sandboxed, and
+	// why not (before it ever starts).
+	for _, ck := range health.Checks {
+		if ck.Name != "browser" {
+			continue
+		}
+		sandbox, _ := ck.Details["sandbox"].(string)
+		switch {
+		case os.Geteuid() == 0 && (sandbox != "off (running as root)" || !strings.Contains(ck.Message, "without its sandbox")):
+			t.Errorf("app_health browser check as root: sandbox %q, message %q; want off (running as root)", sandbox, ck.Message)
+		case sandbox != "on" && !strings.HasPrefix(sandbox, "off ("):
+			t.Errorf("app_health browser check: sandbox %q, want on or off (<reason>)", sandbox)
+		}
+		if _, ok := ck.Details["blockedConnections"]; !ok {
+			t.Errorf("app_health browser check has no blockedConnections: %v", ck.Details)
+		}
+	}
 	if health.Status != "ok" || len(health.Checks) < 4 {
 		t.Errorf("app_health = %s, want ok with socket/registry/storage/permissions checks", res.Content)
 	}

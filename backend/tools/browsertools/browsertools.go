@@ -664,6 +664,12 @@ func (t *tools) engineError(id string, err error) error {
 		return err
 	case browser.IsNoTab(err):
 		return unknownTab(id)
+	case browser.IsNotResponding(err):
+		var nr *browser.NotRespondingError
+		errors.As(err, &nr)
+		return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
+			Message: fmt.Sprintf("browser tab %s: page not responding (no answer within %s; a script may be stuck in a loop): refresh the tab or close it (close_browser_tab)", id, nr.After),
+			Details: map[string]any{"tabId": id, "reason": "page_not_responding"}}
 	case browser.IsNotFound(err):
 		return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
 			Message: "no Chromium found to run browser tabs: install Chromium: apt-get install chromium, or set MEITH_CHROME to its executable (" + err.Error() + ")"}
