@@ -248,41 +248,41 @@ func Register(r *registry.Registry, d Deps) {
 		})
 
 	registry.Register(r, registry.Tool{Name: "open_browser_tab", Description: "Open a new browser tab pointing at a URL and focus it.", Capabilities: controls},
-		t.open)
+		durable(t, t.open))
 
 	registry.Register(r, registry.Tool{Name: "navigate", Description: "Navigate an existing browser tab to a new URL.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in NavigateInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in NavigateInput) (state.BrowserTab, error) {
 			url, err := normalizeURL(in.URL)
 			if err != nil {
 				return state.BrowserTab{}, err
 			}
 			return t.page(ctx, call, in.TabID, func(tab *browser.Tab) (browser.PageInfo, error) { return tab.Navigate(ctx, url) })
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "go_back", Description: "Navigate a browser tab back in its history.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 			return t.page(ctx, call, in.TabID, func(tab *browser.Tab) (browser.PageInfo, error) { return tab.Back(ctx) })
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "go_forward", Description: "Navigate a browser tab forward in its history.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 			return t.page(ctx, call, in.TabID, func(tab *browser.Tab) (browser.PageInfo, error) { return tab.Forward(ctx) })
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "refresh", Description: "Reload a browser tab.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 			return t.page(ctx, call, in.TabID, func(tab *browser.Tab) (browser.PageInfo, error) { return tab.Reload(ctx) })
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "focus_browser_tab", Description: "Make a browser tab the active/visible tab in its space.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 			// No ownership check, as in the original: focusing shows a tab,
 			// it does not drive its page.
 			return t.updateTab(in.TabID, func(s *state.State, _ *state.BrowserTab) error { return s.ShowTab(in.TabID) })
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "close_browser_tab", Description: "Close a browser tab and destroy its live view.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
 			if _, err := t.controllable(call, in.TabID); err != nil {
 				return ClosedResult{}, err
 			}
@@ -300,10 +300,10 @@ func Register(r *registry.Registry, d Deps) {
 				return ClosedResult{}, err
 			}
 			return ClosedResult{Closed: true}, nil
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "browser_use_start", Description: "Claim exclusive automation control of a browser tab. Prevents other agents/tools from controlling it concurrently.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 			owner := ownerOf(call)
 			return t.updateTab(in.TabID, func(_ *state.State, b *state.BrowserTab) error {
 				if b.OwnerID != nil && *b.OwnerID != owner {
@@ -313,10 +313,10 @@ func Register(r *registry.Registry, d Deps) {
 				b.UpdatedAt = t.now()
 				return nil
 			})
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "browser_use_end", Description: "Release automation control of a browser tab.", Capabilities: controls},
-		func(ctx context.Context, call *registry.Call, in ReleaseInput) (state.BrowserTab, error) {
+		durable(t, func(ctx context.Context, call *registry.Call, in ReleaseInput) (state.BrowserTab, error) {
 			owner := ownerOf(call)
 			return t.updateTab(in.TabID, func(_ *state.State, b *state.BrowserTab) error {
 				if b.OwnerID == nil {
@@ -331,7 +331,7 @@ func Register(r *registry.Registry, d Deps) {
 				b.UpdatedAt = t.now()
 				return nil
 			})
-		})
+		}))
 
 	registry.Register(r, registry.Tool{Name: "take_screenshot", Description: "Capture a screenshot of a browser tab using the live view. Persists a PNG artifact when storage is available.", Capabilities: controlsRead},
 		func(ctx context.Context, call *registry.Call, in TabInput) (ScreenshotResult, error) {
@@ -632,6 +632,21 @@ func (t *tools) updateTab(id string, fn func(*state.State, *state.BrowserTab) er
 		return nil
 	})
 	return out, err
+}
+
+// durable makes a tool that changes tab records answer only once state.json
+// holds the change ([state.Store.Sync]); when it could not be written, the
+// change stays in memory and the result says so in a diagnostic.
+func durable[In, Out any](t *tools, h func(context.Context, *registry.Call, In) (Out, error)) func(context.Context, *registry.Call, In) (Out, error) {
+	return func(ctx context.Context, call *registry.Call, in In) (Out, error) {
+		out, err := h(ctx, call, in)
+		if err == nil {
+			for _, d := range t.d.Store.SyncDiagnostics(ctx) {
+				call.Diagnose(d)
+			}
+		}
+		return out, err
+	}
 }
 
 // update runs fn through the store, keeping a *protocol.ToolError as is and

@@ -62,6 +62,22 @@ func TestBrowserTools(t *testing.T) {
 	var tabA state.BrowserTab
 	c.ok(renderer, "open_browser_tab", map[string]any{"url": url("/a")}, &tabA)
 
+	// A tool that changes a tab record answers once state.json holds the
+	// change (no debounce window a kill -9 could lose).
+	t.Run("durable", func(t *testing.T) {
+		c := caller{t: t, reg: inst.Registry()}
+		who := protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:durable"}
+		c.ok(who, "browser_use_start", map[string]any{"tabId": tabA.ID}, nil)
+		raw, err := os.ReadFile(filepath.Join(inst.UserData, "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), `"ownerId": "socket:durable"`) && !strings.Contains(string(raw), `"ownerId":"socket:durable"`) {
+			t.Errorf("state.json right after browser_use_start lacks the owner:\n%.400s", raw)
+		}
+		c.ok(who, "browser_use_end", map[string]any{"tabId": tabA.ID}, nil)
+	})
+
 	t.Run("open", func(t *testing.T) {
 		c := caller{t: t, reg: inst.Registry()}
 		checks := []struct {
