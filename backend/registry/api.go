@@ -61,6 +61,12 @@ type Request struct {
 	// Emit receives the call's events in order; it may be nil. It is never
 	// called after Call returns.
 	Emit func(protocol.Event)
+	// OnStart, if set, is called once the call has its own context (a child
+	// of Call's ctx), with the function that cancels it with a cause: a
+	// caller that cancels calls one by one (the socket, by request id)
+	// needs no context of its own per call. It is not called for a call
+	// that ends before (validation failures, unknown tools).
+	OnStart func(cancel context.CancelCauseFunc)
 }
 
 // AuthRequest is what the [Authorizer] decides on.

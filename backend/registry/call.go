@@ -138,6 +138,9 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		return finish(r.ended(shutdownContext, req.ToolName, 0))
 	}
 	defer r.untrack(cs)
+	if req.OnStart != nil {
+		req.OnStart(cancelCall)
+	}
 
 	// 4. Admission of a call that changes something.
 	if r.opts.Admit != nil && !e.readOnly {
@@ -165,7 +168,8 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	// to the hard cap.
 	timeout := r.timeoutFor(e, req)
 	hctx := callCtx
-	ka := startKeepAlive(req.ToolName, timeout, r.hardCapFor(e, timeout), cancelCall)
+	ka := &cs.alive
+	ka.start(req.ToolName, timeout, r.hardCapFor(e, timeout), cancelCall)
 	defer ka.stop()
 	em.setAlive(ka.touch)
 	call := &Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, emit: em.emit}

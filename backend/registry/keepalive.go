@@ -21,7 +21,7 @@ func (e *timeoutError) Is(target error) bool { return target == errCallTimeout }
 type keepAlive struct {
 	name    string
 	timeout time.Duration
-	start   time.Time
+	begun   time.Time
 	hard    time.Time // the call never runs past this
 
 	last     atomic.Int64 // UnixNano of the last event
@@ -30,14 +30,13 @@ type keepAlive struct {
 	fire     func(cause error)
 }
 
-// startKeepAlive arms the timer of a call of tool name; fire is called once,
-// with a *timeoutError, when the call must end.
-func startKeepAlive(name string, timeout, hardCap time.Duration, fire func(cause error)) *keepAlive {
+// start arms the timer of a call of tool name; fire is called once, with a
+// *timeoutError, when the call must end.
+func (k *keepAlive) start(name string, timeout, hardCap time.Duration, fire func(cause error)) {
 	now := time.Now()
-	k := &keepAlive{name: name, timeout: timeout, start: now, hard: now.Add(max(hardCap, timeout)), fire: fire}
+	k.name, k.timeout, k.begun, k.hard, k.fire = name, timeout, now, now.Add(max(hardCap, timeout)), fire
 	k.last.Store(now.UnixNano())
 	k.t = time.AfterFunc(timeout, k.expire)
-	return k
 }
 
 // touch records a sign of life.
@@ -56,7 +55,7 @@ func (k *keepAlive) expire() {
 		k.t.Reset(d)
 		return
 	}
-	ran := now.Sub(k.start).Milliseconds()
+	ran := now.Sub(k.begun).Milliseconds()
 	msg := fmt.Sprintf("Tool %q timed out after %dms", k.name, k.timeout.Milliseconds())
 	switch {
 	case !k.extended:

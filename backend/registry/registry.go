@@ -44,6 +44,7 @@ type Registry struct {
 // callState is what BeginShutdown needs of a call that has not resolved.
 type callState struct {
 	cancel context.CancelCauseFunc
+	alive  keepAlive // the call's timer, once it runs
 }
 
 // entry is one registered tool.

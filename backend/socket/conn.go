@@ -36,8 +36,8 @@ type conn struct {
 	cancel context.CancelCauseFunc
 
 	mu      sync.Mutex
-	calls   map[string]context.CancelCauseFunc // in-flight calls by requestId
-	closing bool                               // no new calls
+	calls   map[string]*inflight // in-flight calls by requestId
+	closing bool                 // no new calls
 	caller  protocol.Caller                    // effective caller of the last call
 
 	callWG    sync.WaitGroup
@@ -49,7 +49,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		s:       s,
 		nc:      nc,
 		session: "socket:" + uuid.NewString(),
-		calls:   map[string]context.CancelCauseFunc{},
+		calls:   map[string]*inflight{},
 		caller:  protocol.CallerCLI,
 	}
 	c.w = protocol.NewWriter(&deadlineWriter{c: nc, d: s.writeTO})
@@ -225,7 +225,11 @@ func (c *conn) readFrom(r *protocol.Reader) {
 			// Handled by the reader, ahead of any queue: calls run in other
 			// goroutines, so a cancel never waits behind one.
 			c.mu.Lock()
-			cancel := c.calls[m.RequestID]
+			f := c.calls[m.RequestID]
+			var cancel context.CancelCauseFunc
+			if f != nil {
+				cancel, f.cancelled = f.cancel, true
+			}
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel(errCancelledByClient)
@@ -288,8 +292,20 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 		c.write(protocol.NewError(id, fmt.Sprintf("Duplicate requestId %s is already in flight", id)))
 		return nil
 	}
-	ctx, cancel := context.WithCancelCause(c.ctx)
-	c.calls[id] = cancel
+	// The call's own context is the registry's (one per call, a child of
+	// the connection's): it hands over its cancel func, which a
+	// cancel_tool_call that came before uses at once.
+	f := &inflight{}
+	c.calls[id] = f
+	req.OnStart = func(cancel context.CancelCauseFunc) {
+		c.mu.Lock()
+		f.cancel = cancel
+		early := f.cancelled
+		c.mu.Unlock()
+		if early {
+			cancel(errCancelledByClient)
+		}
+	}
 	c.caller = ci.Caller
 	c.callWG.Add(1)
 	c.mu.Unlock()
@@ -297,16 +313,22 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 	c.s.dispatched.Add(1)
 	return func() {
 		defer c.callWG.Done()
-		res := c.s.reg.Call(ctx, req)
+		res := c.s.reg.Call(c.ctx, req)
 		// Forget the id before answering, so a client may reuse it as soon
 		// as it has the result.
 		c.mu.Lock()
 		delete(c.calls, id)
 		c.mu.Unlock()
-		cancel(nil)
 		c.write(protocol.NewToolResult(id, res))
 		c.s.answered.Add(1)
 	}
+}
+
+// inflight is a call of the connection that has not been answered.
+// Guarded by conn.mu.
+type inflight struct {
+	cancel    context.CancelCauseFunc // the call's, once the registry made it
+	cancelled bool                    // a cancel_tool_call came
 }
 
 // msDuration converts timeoutMs to a Duration (0 stays 0, huge values
