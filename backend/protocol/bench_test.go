@@ -9,8 +9,7 @@ import (
 // The socket's hot path: one app_ping tool_call in, one tool_result out.
 var (
 	benchCall   = []byte(`{"type":"tool_call","protocol":1,"requestId":"req_0123456789ab","toolName":"app_ping","arguments":{},"clientInfo":{"caller":"cli","cwd":"/home/user/project"}}`)
-	benchResult = NewToolResult("req_0123456789ab", ToolResult{OK: true,
-		Content: json.RawMessage(`{"pong":true,"pid":12345,"version":"v0.1.0-dev","protocolVersion":1,"elapsedMs":0,"caller":"cli","sessionId":"socket:5f2b6c1e-3c1d-4a8e-9d55-0a0a1e2b3c4d"}`)})
+	benchResult = NewToolResult("req_0123456789ab", OKResult(json.RawMessage(`{"pong":true,"pid":12345,"version":"v0.1.0-dev","protocolVersion":1,"elapsedMs":0,"caller":"cli","sessionId":"socket:5f2b6c1e-3c1d-4a8e-9d55-0a0a1e2b3c4d"}`)))
 )
 
 func BenchmarkDecodeToolCall(b *testing.B) {

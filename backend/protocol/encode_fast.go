@@ -63,7 +63,9 @@ func appendResult(buf *bytes.Buffer, r *ToolResult) error {
 	}
 	if len(r.Content) > 0 {
 		buf.WriteString(`,"content":`)
-		if err := json.Compact(buf, r.Content); err != nil {
+		if c, m := r.Content, r.marshalled; len(c) == len(m) && &c[0] == &m[0] {
+			buf.Write(c) // json.Marshal's own output: valid and compact
+		} else if err := json.Compact(buf, c); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,7 @@ func TestFastEncodingMatchesEncodingJSON(t *testing.T) {
 	half := 0.5
 	odd := "quote\" back\\slash <html> & tab\t nl\n ctl\x01 é ☃ \u2028 \xff"
 	frames := []Message{
-		NewToolResult("req_1", OKResult(map[string]any{"pong": true, "n": 1})),
+		NewToolResult("req_1", OKResult(map[string]any{"pong": true, "n": 1, "html": "<a&b>"})),
 		NewToolResult("req_2", ToolResult{OK: true}),
 		NewToolResult(odd, ToolResult{OK: true, Content: json.RawMessage(" { \"a\" : [1, 2] , \"b\":\"<x>\" } ")}),
 		NewToolResult("req_3", ErrorResult(CodeValidation, odd, map[string]any{"issues": []any{map[string]string{"path": "a", "message": "<b>"}}})),
@@ -51,6 +51,13 @@ func TestFastEncodingMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(fast.Bytes(), want) {
 			t.Errorf("frame %d:\n fast %s\n want %s", i, fast.Bytes(), want)
 		}
+	}
+	// Content replaced after OKResult is checked again.
+	res := OKResult("x")
+	res.Content = json.RawMessage(" [1, 2] ")
+	var fast bytes.Buffer
+	if _, err := appendFrame(&fast, NewToolResult("r", res)); err != nil || !bytes.Contains(fast.Bytes(), []byte(`"content":[1,2]`)) {
+		t.Errorf("replaced content: %s, %v", fast.Bytes(), err)
 	}
 	// Invalid content is an error, not a broken frame.
 	var buf bytes.Buffer

@@ -45,6 +45,11 @@ type ToolResult struct {
 	Meta        map[string]any  `json:"meta,omitempty"`
 	Diagnostics []Diagnostic    `json:"diagnostics,omitempty"`
 	Error       *ErrorInfo      `json:"error,omitempty"`
+
+	// marshalled is Content as [OKResult] got it from json.Marshal (valid
+	// and compact): while Content is still that slice, the frame encoder
+	// copies it without checking it again.
+	marshalled json.RawMessage
 }
 
 // Diagnostic is a non-fatal note attached to a result.
@@ -70,7 +75,7 @@ func OKResult(content any) ToolResult {
 	if err != nil {
 		return ErrorResult(CodeToolFailed, fmt.Sprintf("result is not serializable: %v", err), nil)
 	}
-	return ToolResult{OK: true, Content: raw}
+	return ToolResult{OK: true, Content: raw, marshalled: raw}
 }
 
 // ErrorResult builds a failed envelope.
