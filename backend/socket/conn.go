@@ -38,7 +38,7 @@ type conn struct {
 	mu      sync.Mutex
 	calls   map[string]*inflight // in-flight calls by requestId
 	closing bool                 // no new calls
-	caller  protocol.Caller                    // effective caller of the last call
+	caller  protocol.Caller      // effective caller of the last call
 
 	callWG    sync.WaitGroup
 	closeOnce sync.Once
