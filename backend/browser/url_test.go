@@ -116,7 +116,7 @@ func TestURLErrorDoesNotQuoteTheURL(t *testing.T) {
 		{"s3cr3tv4lue://example.com/", "cannot open the URL: only http, https, data: and about:blank URLs can be opened in a tab"},
 		{"http://user:hunter2@[::1/?token=s3cr3tv4lue", "cannot open the URL: not a well-formed URL (check the host, the port and any % escapes)"},
 		{"http://hunter2 s3cr3tv4lue", "cannot open the URL: not a well-formed URL (check the host, the port and any % escapes)"},
-		{"http://169.254.169.254/?token=s3cr3tv4lue", "cannot open the URL: link-local addresses (such as cloud metadata services) are blocked"},
+		{"http://169.254.169.254/?token=s3cr3tv4lue", "cannot open the URL: link-local addresses and cloud metadata services are blocked"},
 	} {
 		_, err := NormalizeURL(tt.in)
 		if err == nil || err.Error() != tt.want {
