@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 )
 
 // Preset ids.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/agent/acp"
 	"github.com/meith-dev/meith/backend/agent/mcpbridge"
-	"github.com/meith-dev/meith/backend/artifact"
+	"github.com/meith-dev/meith/backend/internal/artifact"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"

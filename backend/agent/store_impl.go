@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 	"github.com/meith-dev/meith/backend/protocol"
 )
 

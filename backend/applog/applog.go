@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/meith-dev/meith/backend/jsonl"
+	"github.com/meith-dev/meith/backend/internal/jsonl"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/redact"
 )

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/meith-dev/meith/backend/jsonl"
+	"github.com/meith-dev/meith/backend/internal/jsonl"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )

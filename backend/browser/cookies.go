@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 )
 
 // cookieSaveEvery is how often the cookies of every browser context are

@@ -13,7 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"io"
 	"os"
 	"strconv"

@@ -15,12 +15,12 @@ func TestImports(t *testing.T) {
 	}
 	const mod = "github.com/meith-dev/meith/"
 	allowed := map[string]bool{
-		mod + "backend/cli":        true,
-		mod + "backend/client":     true,
-		mod + "backend/protocol":   true,
-		mod + "backend/discovery":  true,
-		mod + "backend/buildinfo":  true,
-		mod + "backend/atomicfile": true, // through discovery
+		mod + "backend/cli":                 true,
+		mod + "backend/client":              true,
+		mod + "backend/protocol":            true,
+		mod + "backend/discovery":           true,
+		mod + "backend/internal/buildinfo":  true,
+		mod + "backend/internal/atomicfile": true, // through discovery
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
 	if err != nil {
@@ -28,7 +28,7 @@ func TestImports(t *testing.T) {
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		if !allowed[pkg] {
-			t.Errorf("backend/cli depends on %s; it may only use backend/client, backend/protocol, backend/discovery (and its atomicfile), backend/buildinfo and the standard library", pkg)
+			t.Errorf("backend/cli depends on %s; it may only use backend/client, backend/protocol, backend/discovery (and its atomicfile), backend/internal/buildinfo and the standard library", pkg)
 		}
 	}
 }

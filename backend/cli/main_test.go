@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"os"
 	"os/exec"
 	"regexp"

@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 	"io/fs"
 	"net"
 	"os"

@@ -23,7 +23,7 @@ import (
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/browser"
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/permission"
@@ -36,8 +36,8 @@ import (
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/processtools"
-	"github.com/meith-dev/meith/backend/tools/settings"
-	"github.com/meith-dev/meith/backend/tools/spaces"
+	"github.com/meith-dev/meith/backend/tools/settingstools"
+	"github.com/meith-dev/meith/backend/tools/spacetools"
 )
 
 // Config configures an [Instance]. Empty Home and UserData fall back to
@@ -337,12 +337,12 @@ func (i *Instance) registerTools() {
 			return i.state.Sync(ctx)
 		},
 	})
-	spaces.Register(i.reg, spaces.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs, OnTerminalsReleased: i.closeTerminals})
+	spacetools.Register(i.reg, spacetools.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs, OnTerminalsReleased: i.closeTerminals})
 	browsertools.Register(i.reg, browsertools.Deps{Store: i.state, Browser: i.browser,
 		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
 	processtools.Register(i.reg, processtools.Deps{Manager: i.procs})
-	settings.Register(i.reg, settings.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
+	settingstools.Register(i.reg, settingstools.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
 	}})
 	i.registerAgentTools()

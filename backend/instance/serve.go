@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 )

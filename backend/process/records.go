@@ -10,7 +10,7 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 )
 
 // Orphan is a process group (with, for a dev server, the processes that

@@ -4,6 +4,6 @@
 //
 // It is a leaf package: it imports only the standard library, so the socket
 // server, the Go client, the CLI, the Wails binding and the tools can all
-// share it without import cycles. See ../../../shared/spec/TOOL_PROTOCOL.md
+// share it without import cycles. See docs/TOOL_PROTOCOL.md in the repository
 // for the contract this package implements.
 package protocol

@@ -1,5 +1,5 @@
 // Package socket serves the tool registry over the local NDJSON unix socket
-// that the meith CLI and plugins talk to (see TOOL_PROTOCOL.md).
+// that the meith CLI and plugins talk to (see docs/TOOL_PROTOCOL.md).
 //
 // The socket is a local but untrusted boundary, so the server:
 //

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/meith-dev/meith/backend/workpool"
+	"github.com/meith-dev/meith/backend/internal/workpool"
 	"net"
 	"os"
 	"sync"

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/meith-dev/meith/backend/atomicfile"
+	"github.com/meith-dev/meith/backend/internal/atomicfile"
 	"github.com/meith-dev/meith/backend/protocol"
 )
 

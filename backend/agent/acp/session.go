@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 )
 
 // Defaults of Spec and MCPServer.

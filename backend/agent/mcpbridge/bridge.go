@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 )
 
 // How the bridge serves MCP:

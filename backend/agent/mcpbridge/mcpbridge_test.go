@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/meith-dev/meith/backend/agent/mcpbridge"
-	"github.com/meith-dev/meith/backend/buildinfo"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )

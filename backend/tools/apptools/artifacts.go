@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
-	"github.com/meith-dev/meith/backend/artifact"
+	"github.com/meith-dev/meith/backend/internal/artifact"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"

@@ -1,4 +1,4 @@
-package spaces_test
+package spacetools_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package spaces_test
+package spacetools_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
-	"github.com/meith-dev/meith/backend/tools/spaces"
+	"github.com/meith-dev/meith/backend/tools/spacetools"
 )
 
 type env struct {
@@ -28,7 +28,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	reg := registry.New(registry.Options{})
-	spaces.Register(reg, spaces.Deps{Store: st})
+	spacetools.Register(reg, spacetools.Deps{Store: st})
 	return &env{t: t, reg: reg, store: st}
 }
 
@@ -82,7 +82,7 @@ func TestCapabilities(t *testing.T) {
 
 func TestSpaces(t *testing.T) {
 	e := newEnv(t)
-	var list spaces.ListResult
+	var list spacetools.ListResult
 	e.ok("list_spaces", `{}`, &list)
 	if len(list.Spaces) != 1 || list.Spaces[0].Name != "Default" || list.ActiveSpaceID != list.Spaces[0].ID {
 		t.Fatalf("list_spaces at start = %+v, want one active Default space", list)
@@ -176,7 +176,7 @@ func TestCloseSpace(t *testing.T) {
 		return nil
 	})
 
-	var closed spaces.ClosedResult
+	var closed spacetools.ClosedResult
 	e.ok("close_space", fmt.Sprintf(`{"spaceId":%q}`, b.ID), &closed)
 	st := e.store.Get()
 	tests := []struct {
@@ -263,7 +263,7 @@ func TestWorkspaceTabs(t *testing.T) {
 		got, want any
 	}{{"null clears", tab.ActiveFilePath == nil, true}, {"empty list", fmt.Sprint(tab.OpenFilePaths), "[]"}}...)
 
-	var closed spaces.ClosedResult
+	var closed spacetools.ClosedResult
 	e.ok("close_workspace_tab", fmt.Sprintf(`{"tabId":%q}`, ed.ID), &closed) // the active one
 	tests = append(tests, []struct {
 		name      string
@@ -450,7 +450,7 @@ func TestCloseSpaceHook(t *testing.T) {
 	}
 	var calls []closedSpace
 	reg := registry.New(registry.Options{})
-	spaces.Register(reg, spaces.Deps{Store: st, OnSpaceClosed: func(ctx context.Context, id string, tabs []string) {
+	spacetools.Register(reg, spacetools.Deps{Store: st, OnSpaceClosed: func(ctx context.Context, id string, tabs []string) {
 		s := st.Get() // the hook runs outside the store's lock
 		calls = append(calls, closedSpace{id: id, tabs: tabs, inStore: s.Space(id) != nil, hadTabCt: len(s.BrowserTabs)})
 	}})

@@ -1,4 +1,4 @@
-package settings_test
+package settingstools_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
-	"github.com/meith-dev/meith/backend/tools/settings"
+	"github.com/meith-dev/meith/backend/tools/settingstools"
 )
 
 func setup(t *testing.T) (*registry.Registry, *state.Store, *[]state.AppSettings) {
@@ -24,7 +24,7 @@ func setup(t *testing.T) (*registry.Registry, *state.Store, *[]state.AppSettings
 	t.Cleanup(func() { st.Close() })
 	reg := registry.New(registry.Options{})
 	var changes []state.AppSettings
-	settings.Register(reg, settings.Deps{Store: st, OnChange: func(s state.AppSettings) { changes = append(changes, s) }})
+	settingstools.Register(reg, settingstools.Deps{Store: st, OnChange: func(s state.AppSettings) { changes = append(changes, s) }})
 	return reg, st, &changes
 }
 
@@ -103,7 +103,7 @@ func TestPatch(t *testing.T) {
 	for _, tt := range tests {
 		tt.want(&want)
 		res := call(reg, "set_app_settings", tt.args)
-		var got settings.Result
+		var got settingstools.Result
 		if !res.OK || json.Unmarshal(res.Content, &got) != nil || !reflect.DeepEqual(got.Settings, want) {
 			t.Errorf("set_app_settings(%s) = %s %+v, want %+v", tt.args, res.Content, res.Error, want)
 		}

@@ -3,5 +3,5 @@
 package buildinfo
 
 // Version is the meith version, set at link time with
-// -ldflags "-X github.com/meith-dev/meith/backend/buildinfo.Version=1.2.3".
+// -ldflags "-X github.com/meith-dev/meith/backend/internal/buildinfo.Version=1.2.3".
 var Version = "0.1.0-dev"

@@ -1,4 +1,4 @@
-package spaces
+package spacetools
 
 import (
 	"reflect"

@@ -5,7 +5,7 @@
 // move_tab, which keep the window's split, panes and drawer in the state so
 // that they survive a restart and agents see them. They read and change the
 // app state through a [state.Store].
-package spaces
+package spacetools
 
 import (
 	"context"

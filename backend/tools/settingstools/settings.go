@@ -1,7 +1,7 @@
 // Package settings registers the app settings tools, get_app_settings and
 // set_app_settings, and app_get_state, which returns the whole persisted
 // app state. They read and change a [state.Store].
-package settings
+package settingstools
 
 import (
 	"context"
