@@ -30,8 +30,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/meith-dev/meith/backend/internal/artifact"
 	"github.com/meith-dev/meith/backend/browser"
+	"github.com/meith-dev/meith/backend/internal/artifact"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
