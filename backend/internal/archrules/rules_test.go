@@ -74,15 +74,15 @@ func std(p string) bool {
 // rules are the layers of docs/ARCHITECTURE.md.
 var rules = []rule{
 	{"protocol is a leaf (the standard library only)",
-		under("backend/protocol"), std},
+		under("backend/protocol"), std, false},
 	{"nothing under backend/ imports Wails",
-		under("backend"), func(imp string) bool { return !strings.HasPrefix(imp, "github.com/wailsapp/") }},
+		under("backend"), func(imp string) bool { return !strings.HasPrefix(imp, "github.com/wailsapp/") }, false},
 	{"chromedp and cdproto only in backend/browser",
 		func(p string) bool { return !under("backend/browser")(p) },
-		func(imp string) bool { return !strings.HasPrefix(imp, "github.com/chromedp/") }},
+		func(imp string) bool { return !strings.HasPrefix(imp, "github.com/chromedp/") }, false},
 	{"go-git only under backend/git",
 		func(p string) bool { return !under("backend/git")(p) },
-		func(imp string) bool { return !strings.HasPrefix(imp, "github.com/go-git/") }},
+		func(imp string) bool { return !strings.HasPrefix(imp, "github.com/go-git/") }, false},
 	{"the CLI stays thin (it reaches only client, protocol, discovery and two leaf helpers)",
 		under("backend/cli"),
 		func(imp string) bool {
@@ -93,19 +93,19 @@ var rules = []rule{
 		}, true},
 	{"tool packages do not import each other",
 		under("backend/tools"),
-		func(imp string) bool { return !under("backend/tools")(imp) }},
+		func(imp string) bool { return !under("backend/tools")(imp) }, false},
 	{"backend/internal helpers are leaves (nothing of ours but other leaf helpers and protocol)",
 		under("backend/internal"),
 		func(imp string) bool {
 			return !ours(imp) || under("backend/internal")(imp) || imp == mod+"backend/protocol"
-		}},
+		}, false},
 	{"engines do not import tool packages, the composition root or the window",
 		func(p string) bool {
 			return under("backend")(p) && !under("backend/tools")(p) && !under("backend/instance")(p) && !under("backend/cli")(p)
 		},
 		func(imp string) bool {
 			return !under("backend/tools")(imp) && !under("backend/instance")(imp) && !under("app")(imp)
-		}},
+		}, false},
 }
 
 // violations lists, for each rule, the imports that break it.
