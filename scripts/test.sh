@@ -26,6 +26,9 @@ unformatted=$(find . -name '*.go' -not -path './frontend/node_modules/*' -not -p
 [ -z "$unformatted" ] || { echo "$unformatted"; fail "these files need gofmt"; }
 echo "all Go files are gofmt'ed"
 
+section "go: dependency rules (backend/internal/archrules)"
+go test -count=1 ./backend/internal/archrules
+
 section "go: vet"
 go vet -tags webkit2_41 ./...
 # app/run.go (the Wails side) is only compiled with the window build tags.
