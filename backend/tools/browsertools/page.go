@@ -169,26 +169,24 @@ func (t *tools) cdp(ctx context.Context, call *registry.Call, in CDPInput) (CDPR
 
 // consoleLogs is get_console_logs.
 func (t *tools) consoleLogs(ctx context.Context, call *registry.Call, in LogsInput) ([]browser.ConsoleEntry, error) {
-	tab, err := t.peek(in.TabID)
-	if err != nil || tab == nil {
-		return []browser.ConsoleEntry{}, err
-	}
-	out := tab.Console(in.Limit)
-	if out == nil {
-		out = []browser.ConsoleEntry{}
-	}
-	return out, nil
+	return tabLogs(t, in, (*browser.Tab).Console)
 }
 
 // networkLogs is get_network_logs.
 func (t *tools) networkLogs(ctx context.Context, call *registry.Call, in LogsInput) ([]browser.NetworkEntry, error) {
+	return tabLogs(t, in, (*browser.Tab).Network)
+}
+
+// tabLogs reads a known tab's newest in.Limit log entries with read; a tab
+// that is not live has none. Lists are never nil, so they marshal as [].
+func tabLogs[E any](t *tools, in LogsInput, read func(*browser.Tab, int) []E) ([]E, error) {
 	tab, err := t.peek(in.TabID)
 	if err != nil || tab == nil {
-		return []browser.NetworkEntry{}, err
+		return []E{}, err
 	}
-	out := tab.Network(in.Limit)
+	out := read(tab, in.Limit)
 	if out == nil {
-		out = []browser.NetworkEntry{}
+		out = []E{}
 	}
 	return out, nil
 }
