@@ -80,23 +80,3 @@ func TestMapError(t *testing.T) {
 		}
 	}
 }
-
-// Through a call, a mapped context error ends the call as CANCELLED, not
-// TOOL_FAILED.
-func TestMapErrorCancelledCall(t *testing.T) {
-	r := New(Options{})
-	started := make(chan struct{})
-	Register(r, Tool{Name: "block", Description: "Block.", Capabilities: readOnly},
-		func(ctx context.Context, _ *Call, _ NoArgs) (any, error) {
-			close(started)
-			<-ctx.Done()
-			return nil, MapError(fmt.Errorf("engine: %w", ctx.Err()), func(error) error {
-				return protocol.Errorf(protocol.CodeToolFailed, "the hook must not see a context error")
-			})
-		})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	if res := r.Call(ctx, Request{ToolName: "block"}); codeOf(res) != protocol.CodeCancelled {
-		t.Errorf("Call(block) cancelled = %s %q, want CANCELLED", codeOf(res), messageOf(res))
-	}
-}
