@@ -6,7 +6,11 @@
 // in a [protocol.ToolResult] and reports the outcome to the audit hook.
 //
 // Tools are registered with the generic [Register], which infers the JSON
-// Schema of the input from the Go type and panics on a bad registration.
+// Schema of the input from the Go type and panics on a bad registration; a
+// tool package lists its tools as a table of [Def] rows for [RegisterAll].
+// [InvalidArg] and [MapError] are the errors a handler shares with every
+// other: a refused argument shaped like the registry's own, and its
+// engine's errors mapped with the context's end left for the registry.
 package registry
 
 import (

@@ -518,7 +518,7 @@ func TestCompareMatchesGitDiff(t *testing.T) {
 	if _, err := Compare(ctx, r, "nope-12345678", "", false); !IsUnknownCheckpoint(err) {
 		t.Errorf("Compare(unknown) = %v", err)
 	}
-	if _, err := Compare(ctx, r, "", "", false); !IsArgumentError(err) {
+	if _, err := Compare(ctx, r, "", "", false); !repo.IsArgumentError(err) {
 		t.Errorf("Compare(\"\") = %v", err)
 	}
 }

@@ -64,7 +64,7 @@ type side struct {
 // file is returned too.
 func Compare(ctx context.Context, r *repo.Repo, left, right string, includePatch bool) (*Comparison, error) {
 	if left == "" {
-		return nil, &ArgumentError{Reason: "left is required (a checkpoint id, a ref or HEAD)"}
+		return nil, &repo.ArgumentError{Reason: "left is required (a checkpoint id, a ref or HEAD)"}
 	}
 	a, err := resolveSide(ctx, r, left)
 	if err != nil {

@@ -14,15 +14,3 @@ func IsUnknownCheckpoint(err error) bool {
 	var ue *UnknownCheckpointError
 	return errors.As(err, &ue)
 }
-
-// ArgumentError says that an argument is missing or invalid.
-type ArgumentError struct{ Reason string }
-
-// Error implements error.
-func (e *ArgumentError) Error() string { return e.Reason }
-
-// IsArgumentError reports whether err is an *ArgumentError.
-func IsArgumentError(err error) bool {
-	var ae *ArgumentError
-	return errors.As(err, &ae)
-}

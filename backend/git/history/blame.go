@@ -65,7 +65,7 @@ func Blame(ctx context.Context, r *repo.Repo, path string, startLine, endLine in
 		return nil, err
 	}
 	if startLine < 0 || endLine < 0 {
-		return nil, &InvalidArgumentError{Field: "startLine/endLine", Reason: "must not be negative"}
+		return nil, &repo.ArgumentError{Field: "startLine/endLine", Reason: "must not be negative"}
 	}
 	s, release := walkStorer(r)
 	defer release()

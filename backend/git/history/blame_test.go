@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // gitBlame runs `git blame --porcelain` and converts it to BlameLines.
@@ -247,7 +249,7 @@ func TestBlameRangesAndErrors(t *testing.T) {
 	if _, err := Blame(ctx, r, "f.txt", 5, 6); !IsLineRange(err) || !strings.Contains(err.Error(), "has 4 lines") {
 		t.Errorf("Blame(-L 5,6) = %v, want a LineRangeError", err)
 	}
-	if _, err := Blame(ctx, r, "f.txt", -1, 2); !IsInvalidArgument(err) {
+	if _, err := Blame(ctx, r, "f.txt", -1, 2); !repo.IsArgumentError(err) {
 		t.Errorf("Blame(-L -1,2) = %v", err)
 	}
 	if _, err := Blame(ctx, r, "untracked.txt", 0, 0); !IsFileNotFound(err) {

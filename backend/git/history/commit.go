@@ -60,7 +60,7 @@ func Commit(ctx context.Context, r *repo.Repo, message string, id *Identity) (*C
 	}
 	msg := cleanupMessage(message)
 	if msg == "" {
-		return nil, &InvalidArgumentError{Field: "message", Reason: "is empty (after removing blank lines)"}
+		return nil, &repo.ArgumentError{Field: "message", Reason: "is empty (after removing blank lines)"}
 	}
 	who, err := commitIdentity(r, id)
 	if err != nil {
@@ -301,7 +301,7 @@ func indexTree(ctx context.Context, idx *index.Index) (plumbing.Hash, []plumbing
 		}
 	}
 	if len(unmerged) > 0 {
-		return plumbing.ZeroHash, nil, &UnmergedError{Paths: unmerged}
+		return plumbing.ZeroHash, nil, &repo.UnmergedError{Paths: unmerged, WholeIndex: true}
 	}
 	root := &treeNode{}
 	for _, e := range idx.Entries {

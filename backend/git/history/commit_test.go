@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // isolateConfig points the Go code's config lookups at a test-owned global
@@ -181,7 +183,7 @@ func TestCommitIdentityErrors(t *testing.T) {
 	if _, err := Commit(testCtx(t), r, "msg", &Identity{Name: "Only Name"}); !IsNoIdentity(err) {
 		t.Fatalf("Commit with an empty profile email = %v", err)
 	}
-	if _, err := Commit(testCtx(t), r, "  \n\n ", &Identity{Name: "A", Email: "a@b"}); !IsInvalidArgument(err) {
+	if _, err := Commit(testCtx(t), r, "  \n\n ", &Identity{Name: "A", Email: "a@b"}); !repo.IsArgumentError(err) {
 		t.Fatalf("Commit with a blank message = %v", err)
 	}
 	git(t, dir, "config", "user.email", "repo@example.com")

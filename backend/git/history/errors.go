@@ -6,18 +6,6 @@ import (
 	"strings"
 )
 
-// InvalidArgumentError says that an argument is out of range or malformed.
-type InvalidArgumentError struct {
-	Field  string
-	Reason string
-}
-
-// Error implements error.
-func (e *InvalidArgumentError) Error() string { return e.Field + " " + e.Reason }
-
-// IsInvalidArgument reports whether err is an *InvalidArgumentError.
-func IsInvalidArgument(err error) bool { return isType[*InvalidArgumentError](err) }
-
 // InvalidBranchNameError says that a name is not a valid branch name, by
 // the rules of `git check-ref-format --branch`.
 type InvalidBranchNameError struct {
@@ -150,17 +138,6 @@ var ErrNothingToCommit = errors.New("Nothing to commit: stage changes first")
 
 // IsNothingToCommit reports whether err says that nothing is staged.
 func IsNothingToCommit(err error) bool { return errors.Is(err, ErrNothingToCommit) }
-
-// UnmergedError refuses to commit or switch while the index has conflicts.
-type UnmergedError struct{ Paths []string }
-
-// Error implements error.
-func (e *UnmergedError) Error() string {
-	return "the index has unresolved merge conflicts in: " + strings.Join(e.Paths, ", ")
-}
-
-// IsUnmerged reports whether err is an *UnmergedError.
-func IsUnmerged(err error) bool { return isType[*UnmergedError](err) }
 
 // LockedError says that another git process holds a lock file.
 type LockedError struct{ Path string }

@@ -61,7 +61,7 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		limit = DefaultLogLimit
 	}
 	if limit < 1 || limit > MaxLogLimit {
-		return nil, &InvalidArgumentError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxLogLimit)}
+		return nil, &repo.ArgumentError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxLogLimit)}
 	}
 	path := ""
 	if opts.Path != "" && opts.Path != "." && opts.Path != "./" {

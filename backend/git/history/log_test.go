@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // buildHistory makes a repository with several branches, merges (some
@@ -174,8 +176,8 @@ func TestLogArguments(t *testing.T) {
 		t.Fatalf("Log on an unborn branch = %v, %v; want an empty list", got, err)
 	}
 	for _, n := range []int{-1, 201} {
-		if _, err := Log(testCtx(t), r, LogOptions{Limit: n}); !IsInvalidArgument(err) {
-			t.Errorf("Log(limit %d) = %v, want InvalidArgumentError", n, err)
+		if _, err := Log(testCtx(t), r, LogOptions{Limit: n}); !repo.IsArgumentError(err) {
+			t.Errorf("Log(limit %d) = %v, want a repo.ArgumentError", n, err)
 		}
 	}
 	if _, err := Log(testCtx(t), r, LogOptions{Path: "../outside"}); err == nil {

@@ -39,15 +39,15 @@ type DirtyFunc func(ctx context.Context) ([]string, error)
 // which untracked files matter: those it reports are kept safe, others
 // (ignored files) are overwritten as git does; with a nil dirty every
 // existing untracked file blocks. A branch checked out in another worktree
-// gives a *BranchCheckedOutError, an index with conflicts an
-// *UnmergedError. Clean/smudge filters and end-of-line conversion from
+// gives a *BranchCheckedOutError, an index with conflicts a
+// *repo.UnmergedError. Clean/smudge filters and end-of-line conversion from
 // .gitattributes are not applied.
 func SwitchBranch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if name == "" || strings.HasPrefix(name, "-") {
-		return &InvalidArgumentError{Field: "name", Reason: "must name a branch"}
+		return &repo.ArgumentError{Field: "name", Reason: "must name a branch"}
 	}
 	name = strings.TrimPrefix(name, "refs/heads/")
 	if err := ValidateBranchName(name); err != nil {
@@ -145,7 +145,7 @@ type checkoutPlan struct {
 func planCheckout(ctx context.Context, r *repo.Repo, idx *index.Index, from, to plumbing.Hash, dirty DirtyFunc) (*checkoutPlan, error) {
 	for _, e := range idx.Entries {
 		if e.Stage != 0 {
-			return nil, &UnmergedError{Paths: unmergedPaths(idx)}
+			return nil, &repo.UnmergedError{Paths: unmergedPaths(idx), WholeIndex: true}
 		}
 	}
 	fromTree, toTree := plumbing.ZeroHash, plumbing.ZeroHash

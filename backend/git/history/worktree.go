@@ -140,7 +140,7 @@ func CreateWorktree(ctx context.Context, r *repo.Repo, path, branch, startPoint 
 		return nil, err
 	}
 	if path == "" || strings.HasPrefix(path, "-") {
-		return nil, &InvalidArgumentError{Field: "path", Reason: "must be a directory path"}
+		return nil, &repo.ArgumentError{Field: "path", Reason: "must be a directory path"}
 	}
 	abs := path
 	if !filepath.IsAbs(abs) {
@@ -196,7 +196,7 @@ func CreateWorktree(ctx context.Context, r *repo.Repo, path, branch, startPoint 
 	case startPoint == "":
 		guess := sanitizeWorktreeName(filepath.Base(abs))
 		if ValidateBranchName(guess) != nil {
-			return nil, &InvalidArgumentError{Field: "branch", Reason: "is required: the path's last element is not a valid branch name"}
+			return nil, &repo.ArgumentError{Field: "branch", Reason: "is required: the path's last element is not a valid branch name"}
 		}
 		if _, _, err := readRef(r, "refs/heads/"+guess); err == nil {
 			checkout = guess

@@ -16,6 +16,10 @@
 // go-git repository on a guarded billy file system instead of
 // git.PlainOpen. A named pipe or /dev/zero in a repository therefore
 // gives an error or is skipped, and never blocks a call or exhausts memory.
+//
+// The errors the git packages share live here too: an *ArgumentError for
+// a missing or malformed argument (history, stage and checkpoint alike)
+// and an *UnmergedError for conflicts in the index.
 package repo
 
 import (

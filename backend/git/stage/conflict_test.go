@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/meith-dev/meith/backend/git/repo"
 )
 
 // conflictRepo makes a repository in the middle of a merge with conflicts
@@ -66,14 +68,14 @@ func TestConflictsMatchGit(t *testing.T) {
 	compareStates(t, root, b, "add next to conflicts")
 
 	before := readIndexBytes(t, root)
-	if err := RestorePaths(ctx, open(t, root), []string{"c2.txt"}, TargetWorktree); !IsUnmergedError(err) {
-		t.Errorf("RestorePaths(conflicted) = %v, want an UnmergedError", err)
+	if err := RestorePaths(ctx, open(t, root), []string{"c2.txt"}, TargetWorktree); !repo.IsUnmerged(err) {
+		t.Errorf("RestorePaths(conflicted) = %v, want a repo.UnmergedError", err)
 	}
 	if !bytes.Equal(before, readIndexBytes(t, root)) {
 		t.Errorf("a refused restore changed the index")
 	}
 	text := "diff --git a/c2.txt b/c2.txt\n--- a/c2.txt\n+++ b/c2.txt\n@@ -1 +1 @@\n-main\n+x\n"
-	if err := StagePatch(ctx, open(t, root), text); !IsUnmergedError(err) {
-		t.Errorf("StagePatch(conflicted) = %v, want an UnmergedError", err)
+	if err := StagePatch(ctx, open(t, root), text); !repo.IsUnmerged(err) {
+		t.Errorf("StagePatch(conflicted) = %v, want a repo.UnmergedError", err)
 	}
 }

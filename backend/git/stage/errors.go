@@ -38,28 +38,3 @@ func IsIgnoredError(err error) bool {
 	var ie *IgnoredError
 	return errors.As(err, &ie)
 }
-
-// UnmergedError says that a path has unresolved merge conflicts in the
-// index, which the operation cannot change.
-type UnmergedError struct{ Path string }
-
-// Error implements error.
-func (e *UnmergedError) Error() string { return fmt.Sprintf("path '%s' is unmerged", e.Path) }
-
-// IsUnmergedError reports whether err is an *UnmergedError.
-func IsUnmergedError(err error) bool {
-	var ue *UnmergedError
-	return errors.As(err, &ue)
-}
-
-// ArgumentError says that an argument is missing or invalid.
-type ArgumentError struct{ Reason string }
-
-// Error implements error.
-func (e *ArgumentError) Error() string { return e.Reason }
-
-// IsArgumentError reports whether err is an *ArgumentError.
-func IsArgumentError(err error) bool {
-	var ae *ArgumentError
-	return errors.As(err, &ae)
-}

@@ -176,7 +176,7 @@ func parsePatch(text string) ([]patch.FilePatch, error) {
 		return nil, err
 	}
 	if len(fps) == 0 {
-		return nil, &ArgumentError{Reason: "the patch holds no file changes"}
+		return nil, &repo.ArgumentError{Reason: "the patch holds no file changes"}
 	}
 	return fps, nil
 }
@@ -187,7 +187,7 @@ func (s *session) indexLoader() loader {
 		e := s.stage0(p)
 		if e == nil {
 			if s.unmerged(p) {
-				return fileImage{}, &UnmergedError{Path: p}
+				return fileImage{}, &repo.UnmergedError{Paths: []string{p}}
 			}
 			return fileImage{}, nil
 		}
@@ -302,20 +302,14 @@ func applyToIndex(ctx context.Context, r *repo.Repo, patchText string, reverse b
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, r)
-	if err != nil {
-		return err
-	}
-	defer s.rollback()
-	res, err := applyPatches(r, fps, reverse, "index", s.indexLoader())
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := s.writeIndexImages(res); err != nil {
-		return err
-	}
-	return s.commit()
+	return withSession(ctx, r, func(s *session) error {
+		res, err := applyPatches(r, fps, reverse, "index", s.indexLoader())
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.writeIndexImages(res)
+	})
 }

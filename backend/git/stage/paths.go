@@ -28,56 +28,53 @@ func StagePaths(ctx context.Context, r *repo.Repo, paths []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, r)
-	if err != nil {
-		return err
-	}
-	defer s.rollback()
 	var ignored []string
-	for _, p := range rels {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := lstat(r, p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi == nil:
-			gone := s.pathsAt(p)
-			if len(gone) == 0 {
-				return &PathspecError{Path: p, Reason: "did not match any files"}
-			}
-			for _, q := range gone {
-				s.remove(q)
-			}
-		case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
-			if !s.tracked(p) && s.ignored(p, false) {
-				ignored = append(ignored, p)
-				continue
-			}
-			if err := s.stageFile(p, fi); err != nil {
+	if err := withSession(ctx, r, func(s *session) error {
+		for _, p := range rels {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-		case fi.IsDir():
-			if isNestedRepo(r, p) {
-				if !s.tracked(p) && s.ignored(p, true) {
+			fi, err := lstat(r, p)
+			if err != nil {
+				return err
+			}
+			switch {
+			case fi == nil:
+				gone := s.pathsAt(p)
+				if len(gone) == 0 {
+					return &PathspecError{Path: p, Reason: "did not match any files"}
+				}
+				for _, q := range gone {
+					s.remove(q)
+				}
+			case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
+				if !s.tracked(p) && s.ignored(p, false) {
 					ignored = append(ignored, p)
 					continue
 				}
-				if err := s.stageGitlink(p, fi); err != nil {
+				if err := s.stageFile(p, fi); err != nil {
 					return err
 				}
-				continue
+			case fi.IsDir():
+				if isNestedRepo(r, p) {
+					if !s.tracked(p) && s.ignored(p, true) {
+						ignored = append(ignored, p)
+						continue
+					}
+					if err := s.stageGitlink(p, fi); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := s.stageDir(p); err != nil {
+					return err
+				}
+			default:
+				return &PathspecError{Path: p, Reason: "is not a regular file, symlink or directory"}
 			}
-			if err := s.stageDir(p); err != nil {
-				return err
-			}
-		default:
-			return &PathspecError{Path: p, Reason: "is not a regular file, symlink or directory"}
 		}
-	}
-	if err := s.commit(); err != nil {
+		return nil
+	}); err != nil {
 		return err
 	}
 	if len(ignored) > 0 {
@@ -209,24 +206,21 @@ func UnstagePaths(ctx context.Context, r *repo.Repo, paths []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, r)
-	if err != nil {
-		return err
-	}
-	defer s.rollback()
-	for _, p := range rels {
-		if err := ctx.Err(); err != nil {
-			return err
+	return withSession(ctx, r, func(s *session) error {
+		for _, p := range rels {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			matched, err := s.resetToHead(p)
+			if err != nil {
+				return err
+			}
+			if !matched {
+				return &PathspecError{Path: p, Reason: "did not match any file(s) known to git"}
+			}
 		}
-		matched, err := s.resetToHead(p)
-		if err != nil {
-			return err
-		}
-		if !matched {
-			return &PathspecError{Path: p, Reason: "did not match any file(s) known to git"}
-		}
-	}
-	return s.commit()
+		return nil
+	})
 }
 
 // resetToHead makes the entries at or under p equal to HEAD's and reports

@@ -32,7 +32,7 @@ func ParseTarget(s string) (Target, error) {
 	case TargetStaged, TargetBoth:
 		return Target(s), nil
 	}
-	return "", &ArgumentError{Reason: "target must be worktree, staged or both"}
+	return "", &repo.ArgumentError{Reason: "target must be worktree, staged or both"}
 }
 
 // RestorePaths restores paths from the index or HEAD.
@@ -48,94 +48,91 @@ func ParseTarget(s string) (Target, error) {
 //     untracked files that are not ignored are deleted.
 //
 // Ignored files are never touched. Restored entries get fresh stat data.
-// Paths with merge conflicts give an *UnmergedError; a path that matches
+// Paths with merge conflicts give a *repo.UnmergedError; a path that matches
 // nothing gives a *PathspecError.
 func RestorePaths(ctx context.Context, r *repo.Repo, paths []string, target Target) error {
 	if target == TargetStaged {
 		return UnstagePaths(ctx, r, paths)
 	}
 	if target != TargetWorktree && target != TargetBoth {
-		return &ArgumentError{Reason: "target must be worktree, staged or both"}
+		return &repo.ArgumentError{Reason: "target must be worktree, staged or both"}
 	}
 	rels, err := confinePaths(r, paths)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, r)
-	if err != nil {
-		return err
-	}
-	defer s.rollback()
+	return withSession(ctx, r, func(s *session) error {
 
-	// Plan first, against the index as read: what to delete, which entries
-	// to check out.
-	var deletions []string
-	var checkouts []*index.Entry
-	for _, p := range rels {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		untracked, err := s.untrackedAt(p)
-		if err != nil {
-			return err
-		}
-		tracked := s.pathsAt(p)
-		for _, q := range tracked {
-			if s.unmerged(q) {
-				return &UnmergedError{Path: q}
+		// Plan first, against the index as read: what to delete, which entries
+		// to check out.
+		var deletions []string
+		var checkouts []*index.Entry
+		for _, p := range rels {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-		}
-		if target == TargetBoth {
-			heads, err := s.headAt(p)
+			untracked, err := s.untrackedAt(p)
 			if err != nil {
 				return err
 			}
-			inHead := make(map[string]bool, len(heads))
-			for _, h := range heads {
-				inHead[h.Path] = true
-			}
+			tracked := s.pathsAt(p)
 			for _, q := range tracked {
-				if !inHead[q] {
-					deletions = append(deletions, q)
+				if s.unmerged(q) {
+					return &repo.UnmergedError{Paths: []string{q}}
 				}
 			}
-			if len(tracked) == 0 && len(heads) == 0 && len(untracked) == 0 {
+			if target == TargetBoth {
+				heads, err := s.headAt(p)
+				if err != nil {
+					return err
+				}
+				inHead := make(map[string]bool, len(heads))
+				for _, h := range heads {
+					inHead[h.Path] = true
+				}
+				for _, q := range tracked {
+					if !inHead[q] {
+						deletions = append(deletions, q)
+					}
+				}
+				if len(tracked) == 0 && len(heads) == 0 && len(untracked) == 0 {
+					return &PathspecError{Path: p, Reason: "did not match any file(s) known to git"}
+				}
+				if _, err := s.resetToHead(p); err != nil {
+					return err
+				}
+			} else if len(tracked) == 0 && len(untracked) == 0 {
 				return &PathspecError{Path: p, Reason: "did not match any file(s) known to git"}
 			}
-			if _, err := s.resetToHead(p); err != nil {
+			deletions = append(deletions, untracked...)
+			for _, q := range s.pathsAt(p) {
+				if e := s.stage0(q); e != nil {
+					checkouts = append(checkouts, e)
+				}
+			}
+		}
+		for _, q := range deletions {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-		} else if len(tracked) == 0 && len(untracked) == 0 {
-			return &PathspecError{Path: p, Reason: "did not match any file(s) known to git"}
-		}
-		deletions = append(deletions, untracked...)
-		for _, q := range s.pathsAt(p) {
-			if e := s.stage0(q); e != nil {
-				checkouts = append(checkouts, e)
+			if err := repo.RemoveWorktreeFile(r, q); err != nil {
+				return err
 			}
 		}
-	}
-	for _, q := range deletions {
-		if err := ctx.Err(); err != nil {
-			return err
+		sort.Slice(checkouts, func(i, j int) bool { return checkouts[i].Name < checkouts[j].Name })
+		for k, e := range checkouts {
+			if k > 0 && checkouts[k-1].Name == e.Name {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.checkoutEntry(e); err != nil {
+				return err
+			}
 		}
-		if err := repo.RemoveWorktreeFile(r, q); err != nil {
-			return err
-		}
-	}
-	sort.Slice(checkouts, func(i, j int) bool { return checkouts[i].Name < checkouts[j].Name })
-	for k, e := range checkouts {
-		if k > 0 && checkouts[k-1].Name == e.Name {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := s.checkoutEntry(e); err != nil {
-			return err
-		}
-	}
-	return s.commit()
+		return nil
+	})
 }
 
 // checkoutEntry makes the worktree file of e hold e's content and mode
@@ -187,7 +184,7 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 		return UnstagePatch(ctx, r, patchText)
 	case TargetWorktree, TargetBoth:
 	default:
-		return &ArgumentError{Reason: "target must be worktree, staged or both"}
+		return &repo.ArgumentError{Reason: "target must be worktree, staged or both"}
 	}
 	fps, err := parsePatch(patchText)
 	if err != nil {
@@ -196,29 +193,23 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 	if target == TargetWorktree {
 		return restorePatchWorktree(ctx, r, fps)
 	}
-	s, err := openSession(ctx, r)
-	if err != nil {
-		return err
-	}
-	defer s.rollback()
-	wres, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, s.cfg, s))
-	if err != nil {
-		return err
-	}
-	ires, err := applyPatches(r, fps, true, "index", s.indexLoader())
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := writeWorktreeImages(r, s.cfg, wres); err != nil {
-		return err
-	}
-	if err := s.writeIndexImages(ires); err != nil {
-		return err
-	}
-	return s.commit()
+	return withSession(ctx, r, func(s *session) error {
+		wres, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, s.cfg, s))
+		if err != nil {
+			return err
+		}
+		ires, err := applyPatches(r, fps, true, "index", s.indexLoader())
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := writeWorktreeImages(r, s.cfg, wres); err != nil {
+			return err
+		}
+		return s.writeIndexImages(ires)
+	})
 }
 
 // restorePatchWorktree reverse-applies fps to the worktree. Like git apply

@@ -64,6 +64,21 @@ func entryLess(a, b *index.Entry) bool {
 	return a.Stage < b.Stage
 }
 
+// withSession runs change on a session of r's index and writes the index
+// when change succeeds. On an error (or a panic) the lock is released and
+// the index is left as it was.
+func withSession(ctx context.Context, r *repo.Repo, change func(*session) error) error {
+	s, err := openSession(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer s.rollback()
+	if err := change(s); err != nil {
+		return err
+	}
+	return s.commit()
+}
+
 // rollback releases the lock without writing (a no-op after commit).
 func (s *session) rollback() { s.lock.Rollback() }
 
@@ -326,7 +341,7 @@ func (c coreConfig) writeMode(m filemode.FileMode) filemode.FileMode {
 // confinePaths confines every path argument; at least one is required.
 func confinePaths(r *repo.Repo, paths []string) ([]string, error) {
 	if len(paths) == 0 {
-		return nil, &ArgumentError{Reason: "at least one path is required"}
+		return nil, &repo.ArgumentError{Reason: "at least one path is required"}
 	}
 	out := make([]string, 0, len(paths))
 	seen := make(map[string]bool, len(paths))

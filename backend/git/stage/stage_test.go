@@ -155,8 +155,8 @@ func TestStagePathsIgnoredAndMissing(t *testing.T) {
 			t.Errorf("StagePaths(%q) = %v, want a PathError", bad, err)
 		}
 	}
-	if err := StagePaths(ctx, open(t, root), nil); !IsArgumentError(err) {
-		t.Errorf("StagePaths(nil) = %v, want an ArgumentError", err)
+	if err := StagePaths(ctx, open(t, root), nil); !repo.IsArgumentError(err) {
+		t.Errorf("StagePaths(nil) = %v, want a repo.ArgumentError", err)
 	}
 }
 
@@ -261,7 +261,7 @@ func TestRestorePathsKeepsIgnoredAndBytes(t *testing.T) {
 	if out := gitT(t, root, "status", "--porcelain"); out != "" {
 		t.Errorf("status after restore = %q, want clean", out)
 	}
-	if _, err := ParseTarget("sideways"); !IsArgumentError(err) {
+	if _, err := ParseTarget("sideways"); !repo.IsArgumentError(err) {
 		t.Errorf("ParseTarget(sideways) = %v", err)
 	}
 }

@@ -137,84 +137,90 @@ type DebugResult struct {
 
 // Register adds the app tools to r.
 func Register(r *registry.Registry, d Deps) {
-	pid := os.Getpid() // a system call each time: read once
-	registry.Register(r, registry.Tool{
-		Name:         "app_ping",
-		Description:  "Check that the runtime answers; optionally wait delayMs with progress events (honours cancel).",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-		Timeout:      11 * time.Minute, // delayMs goes up to 10 minutes
-	}, func(ctx context.Context, call *registry.Call, in PingInput) (PingResult, error) {
-		start := time.Now()
-		if err := wait(ctx, call, time.Duration(in.DelayMs)*time.Millisecond, in.ProgressSteps); err != nil {
-			return PingResult{}, err
-		}
-		return PingResult{
-			Pong: true, PID: pid, Version: d.Version, ProtocolVersion: protocol.ProtocolVersion,
-			ElapsedMs: time.Since(start).Milliseconds(), Echo: in.Message,
-			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID,
-		}, nil
+	t := &tools{d: d, pid: os.Getpid()} // a system call each time: read once
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "app_ping", Description: "Check that the runtime answers; optionally wait delayMs with progress events (honours cancel).",
+			Capabilities: protocol.ReadOnly(), Timeout: 11 * time.Minute, // delayMs goes up to 10 minutes
+			Handler: registry.Handle(t.ping)},
+		{Name: "app_health", Description: "Return health status for the app socket, registry, storage, audit and the other runtime services.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.health)},
+		{Name: "app_list_instances", Description: "Return live registered app instances, newest first.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listInstances)},
+		{Name: "app_get_logs", Description: "Return recent structured app log entries (logs.jsonl), newest last, with filters.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.getLogs)},
+		{Name: "app_set_debug_mode", Description: "Enable or disable app debug mode (debug-level entries are kept in logs.jsonl while it is on).",
+			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.setDebugMode)},
+		{Name: "app_export_bug_report", Description: "Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.exportBugReport)},
+		{Name: "app_screenshot", Description: "Capture a screenshot of the main application window.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.screenshot)},
 	})
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_health",
-		Description:  "Return health status for the app socket, registry, storage, audit and the other runtime services.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (Health, error) {
-		return health(ctx, d, pid), nil
-	})
+// tools carries the dependencies of the handlers.
+type tools struct {
+	d   Deps
+	pid int
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_list_instances",
-		Description:  "Return live registered app instances, newest first.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (InstancesResult, error) {
-		live, err := discovery.List(d.InstancesDir)
-		if err != nil {
-			return InstancesResult{}, fmt.Errorf("list instances: %w", err)
-		}
-		if live == nil {
-			live = []discovery.Record{}
-		}
-		return InstancesResult{Instances: live}, nil
-	})
+// ping is app_ping.
+func (t *tools) ping(ctx context.Context, call *registry.Call, in PingInput) (PingResult, error) {
+	start := time.Now()
+	if err := wait(ctx, call, time.Duration(in.DelayMs)*time.Millisecond, in.ProgressSteps); err != nil {
+		return PingResult{}, err
+	}
+	return PingResult{
+		Pong: true, PID: t.pid, Version: t.d.Version, ProtocolVersion: protocol.ProtocolVersion,
+		ElapsedMs: time.Since(start).Milliseconds(), Echo: in.Message,
+		Caller: string(call.Client.Caller), SessionID: call.Client.SessionID,
+	}, nil
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_get_logs",
-		Description:  "Return recent structured app log entries (logs.jsonl), newest last, with filters.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, in LogsInput) ([]applog.Entry, error) {
-		entries, err := d.Logger.Query(applog.Filter{Limit: in.Limit, Level: protocol.LogLevel(in.Level),
-			Source: in.Source, Caller: in.Caller, SessionID: in.SessionID, ToolName: in.ToolName, Search: in.Search})
-		if err != nil {
-			return nil, err
-		}
-		if entries == nil {
-			entries = []applog.Entry{}
-		}
-		return entries, nil
-	})
+// health is app_health.
+func (t *tools) health(ctx context.Context, call *registry.Call, _ registry.NoArgs) (Health, error) {
+	return health(ctx, t.d, t.pid), nil
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_set_debug_mode",
-		Description:  "Enable or disable app debug mode (debug-level entries are kept in logs.jsonl while it is on).",
-		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
-	}, func(ctx context.Context, call *registry.Call, in DebugInput) (protocol.ToolResult, error) {
-		if d.PersistDebugMode != nil {
-			var we *state.WriteError
-			switch err := d.PersistDebugMode(ctx, in.Enabled); {
-			case errors.As(err, &we):
-				call.Diagnose(we.Diagnostic()) // changed, not saved
-			case err != nil:
-				return protocol.ToolResult{}, fmt.Errorf("save debug mode: %w", err)
-			}
-		}
-		d.Logger.SetDebug(in.Enabled)
-		d.Logger.Write(applog.Entry{Level: protocol.LevelInfo, Source: "app", Message: fmt.Sprintf("debug mode %s", onOff(in.Enabled)),
-			Caller: string(call.Client.Caller), SessionID: call.Client.SessionID, ToolName: "app_set_debug_mode"})
-		return protocol.OKResult(DebugResult{DebugMode: in.Enabled}), nil
-	})
+// listInstances is app_list_instances.
+func (t *tools) listInstances(ctx context.Context, call *registry.Call, _ registry.NoArgs) (InstancesResult, error) {
+	live, err := discovery.List(t.d.InstancesDir)
+	if err != nil {
+		return InstancesResult{}, fmt.Errorf("list instances: %w", err)
+	}
+	if live == nil {
+		live = []discovery.Record{}
+	}
+	return InstancesResult{Instances: live}, nil
+}
 
-	registerArtifactTools(r, d, pid)
+// getLogs is app_get_logs.
+func (t *tools) getLogs(ctx context.Context, call *registry.Call, in LogsInput) ([]applog.Entry, error) {
+	entries, err := t.d.Logger.Query(applog.Filter{Limit: in.Limit, Level: protocol.LogLevel(in.Level),
+		Source: in.Source, Caller: in.Caller, SessionID: in.SessionID, ToolName: in.ToolName, Search: in.Search})
+	if err != nil {
+		return nil, err
+	}
+	if entries == nil {
+		entries = []applog.Entry{}
+	}
+	return entries, nil
+}
+
+// setDebugMode is app_set_debug_mode.
+func (t *tools) setDebugMode(ctx context.Context, call *registry.Call, in DebugInput) (protocol.ToolResult, error) {
+	if t.d.PersistDebugMode != nil {
+		var we *state.WriteError
+		switch err := t.d.PersistDebugMode(ctx, in.Enabled); {
+		case errors.As(err, &we):
+			call.Diagnose(we.Diagnostic()) // changed, not saved
+		case err != nil:
+			return protocol.ToolResult{}, fmt.Errorf("save debug mode: %w", err)
+		}
+	}
+	t.d.Logger.SetDebug(in.Enabled)
+	t.d.Logger.Write(applog.Entry{Level: protocol.LevelInfo, Source: "app", Message: fmt.Sprintf("debug mode %s", onOff(in.Enabled)),
+		Caller: string(call.Client.Caller), SessionID: call.Client.SessionID, ToolName: "app_set_debug_mode"})
+	return protocol.OKResult(DebugResult{DebugMode: in.Enabled}), nil
 }
 
 // health is the value of app_health (also part of the bug report).

@@ -122,55 +122,47 @@ func pngSize(png []byte) (width, height int) {
 	return int(binary.BigEndian.Uint32(png[16:20])), int(binary.BigEndian.Uint32(png[20:24]))
 }
 
-func registerArtifactTools(r *registry.Registry, d Deps, pid int) {
-	registry.Register(r, registry.Tool{
-		Name:         "app_export_bug_report",
-		Description:  "Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, in BugReportInput) (BugReportResult, error) {
-		call.Progress("collecting the bug report", 0)
-		report, err := bugReport(ctx, d, pid, in.LogsLimit)
-		if err != nil {
-			return BugReportResult{}, err
-		}
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return BugReportResult{}, fmt.Errorf("encode bug report: %w", err)
-		}
-		b = append(b, '\n')
-		call.Progress("writing the bug report", 0.5)
-		path, err := writeArtifact(d.UserData, "bug-report-", ".json", b)
-		if err != nil {
-			return BugReportResult{}, err
-		}
-		call.Artifact("application/json", filepath.Base(path), path)
-		call.Progress("bug report written", 1)
-		return BugReportResult{Path: path, Bytes: int64(len(b)), Report: report}, nil
-	})
+// exportBugReport is app_export_bug_report.
+func (t *tools) exportBugReport(ctx context.Context, call *registry.Call, in BugReportInput) (BugReportResult, error) {
+	call.Progress("collecting the bug report", 0)
+	report, err := bugReport(ctx, t.d, t.pid, in.LogsLimit)
+	if err != nil {
+		return BugReportResult{}, err
+	}
+	b, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return BugReportResult{}, fmt.Errorf("encode bug report: %w", err)
+	}
+	b = append(b, '\n')
+	call.Progress("writing the bug report", 0.5)
+	path, err := writeArtifact(t.d.UserData, "bug-report-", ".json", b)
+	if err != nil {
+		return BugReportResult{}, err
+	}
+	call.Artifact("application/json", filepath.Base(path), path)
+	call.Progress("bug report written", 1)
+	return BugReportResult{Path: path, Bytes: int64(len(b)), Report: report}, nil
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_screenshot",
-		Description:  "Capture a screenshot of the main application window.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ScreenshotResult, error) {
-		if d.CaptureWindow == nil {
-			return ScreenshotResult{}, protocol.Errorf(protocol.CodeToolFailed, "%s", ErrHeadless)
-		}
-		png, err := d.CaptureWindow(ctx)
-		if err != nil {
-			return ScreenshotResult{}, fmt.Errorf("capture the window: %w", err)
-		}
-		if !bytes.HasPrefix(png, pngSignature) {
-			return ScreenshotResult{}, errors.New("capture the window: the capture is not a PNG image")
-		}
-		path, err := writeArtifact(d.UserData, "app-", ".png", png)
-		if err != nil {
-			return ScreenshotResult{}, err
-		}
-		call.Artifact("image/png", filepath.Base(path), path)
-		w, h := pngSize(png)
-		return ScreenshotResult{Bytes: len(png), Path: path, Width: w, Height: h}, nil
-	})
+// screenshot is app_screenshot.
+func (t *tools) screenshot(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ScreenshotResult, error) {
+	if t.d.CaptureWindow == nil {
+		return ScreenshotResult{}, protocol.Errorf(protocol.CodeToolFailed, "%s", ErrHeadless)
+	}
+	png, err := t.d.CaptureWindow(ctx)
+	if err != nil {
+		return ScreenshotResult{}, fmt.Errorf("capture the window: %w", err)
+	}
+	if !bytes.HasPrefix(png, pngSignature) {
+		return ScreenshotResult{}, errors.New("capture the window: the capture is not a PNG image")
+	}
+	path, err := writeArtifact(t.d.UserData, "app-", ".png", png)
+	if err != nil {
+		return ScreenshotResult{}, err
+	}
+	call.Artifact("image/png", filepath.Base(path), path)
+	w, h := pngSize(png)
+	return ScreenshotResult{Bytes: len(png), Path: path, Width: w, Height: h}, nil
 }
 
 // bugReport gathers the report of app_export_bug_report.

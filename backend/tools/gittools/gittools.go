@@ -14,7 +14,6 @@ package gittools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -39,12 +38,6 @@ type Deps struct {
 	// identity); nil means none.
 	Settings func() state.AppSettings
 }
-
-var (
-	readOnly    = []protocol.Capability{protocol.CapReadOnly}
-	writesFiles = []protocol.Capability{protocol.CapWritesFiles}
-	destructive = []protocol.Capability{protocol.CapDestructive}
-)
 
 // CwdInput is the input of the tools that take only cwd.
 type CwdInput struct {
@@ -132,241 +125,272 @@ func Register(r *registry.Registry, d Deps) {
 		d.Settings = state.DefaultSettings
 	}
 	t := &tools{d: d}
-
-	registry.Register(r, registry.Tool{Name: "git_status", Description: "Return structured git status with staged, unstaged, and untracked file sections.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in CwdInput) (any, error) {
-			rp, err := t.open(ctx, call, in.Cwd)
-			if repo.IsNotRepo(err) {
-				empty := []any{}
-				clean := true
-				return NotRepoResult{Files: empty, Staged: &empty, Unstaged: &empty, Untracked: &empty, Clean: &clean}, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			return t.status(ctx, rp)
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_diff", Description: "Summarize a project's working-tree changes (vs HEAD, including untracked files) as per-file unified diffs with +/- line counts.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in DiffInput) (any, error) {
-			rp, err := t.open(ctx, call, in.Cwd)
-			if repo.IsNotRepo(err) {
-				zero := 0
-				return NotRepoResult{Scope: in.Scope, Files: []any{}, TotalAdd: &zero, TotalDel: &zero}, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			path := ""
-			if in.Path != "" {
-				if path, err = confine(rp, "path", in.Path); err != nil {
-					return nil, err
-				}
-			}
-			include := in.IncludePatches == nil || *in.IncludePatches
-			if in.OnlyPath && path == "" {
-				return nil, validation("onlyPath", "onlyPath needs a path")
-			}
-			res, err := changes.Compute(ctx, d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return res, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_commit", Description: "Create a git commit from the current index.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in CommitInput) (*protocol.ToolResult, error) {
-			if strings.TrimSpace(in.Message) == "" {
-				return nil, validation("message", "message must not be empty")
-			}
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			id, source, err := t.identity()
-			if err != nil {
-				return nil, err
-			}
-			res, err := history.Commit(ctx, rp, in.Message, id)
-			if err != nil {
-				return nil, toolError(err)
-			}
-			st, err := t.status(ctx, rp)
-			if err != nil {
-				return nil, err
-			}
-			out := protocol.OKResult(&CommitOutput{Output: res.Output, Commit: res, Status: st, Author: id, Source: source})
-			if res.SigningSkipped {
-				out.Diagnostics = append(out.Diagnostics, protocol.Diagnostic{Level: "warn",
-					Message: "commit.gpgsign is set but meith does not sign commits; this commit is unsigned"})
-			}
-			return &out, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_branch", Description: "List, create, or switch git branches.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in BranchInput) ([]history.Branch, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			action := in.Action // the schema's default fills in "list"
-			if action != "list" && strings.TrimSpace(in.Name) == "" {
-				return nil, validation("name", "Branch name is required.")
-			}
-			switch action {
-			case "create":
-				if err := history.CreateBranch(ctx, rp, in.Name, in.StartPoint); err != nil {
-					return nil, toolError(err)
-				}
-			case "switch":
-				e := d.Hub.Engine(rp)
-				dirty := func(ctx context.Context) ([]string, error) {
-					st, err := e.Status(ctx, status.Options{NoAheadBehind: true})
-					if err != nil {
-						return nil, err
-					}
-					out := make([]string, 0, len(st.Files))
-					for _, f := range st.Files {
-						out = append(out, f.Path)
-					}
-					return out, nil
-				}
-				err := history.SwitchBranch(ctx, rp, in.Name, dirty)
-				e.InvalidateAll() // many files may have changed at once
-				if err != nil {
-					return nil, toolError(err)
-				}
-			}
-			list, err := history.ListBranches(ctx, rp)
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return list, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_worktree", Description: "List, create, or remove git worktrees.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in WorktreeInput) ([]history.Worktree, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			action := in.Action // the schema's default fills in "list"
-			path := ""
-			if action != "list" {
-				if strings.TrimSpace(in.Path) == "" {
-					return nil, validation("path", "Worktree path is required.")
-				}
-				if strings.HasPrefix(in.Path, "-") {
-					return nil, validation("path", fmt.Sprintf("path %q starts with '-'", in.Path))
-				}
-				path = absFrom(in.Path, t.cwd(call, in.Cwd))
-			}
-			switch action {
-			case "create":
-				if _, err := history.CreateWorktree(ctx, rp, path, in.Branch, in.StartPoint, in.Force); err != nil {
-					return nil, toolError(err)
-				}
-			case "remove":
-				if err := history.RemoveWorktree(ctx, rp, path, in.Confirm, in.Force); err != nil {
-					return nil, toolError(err)
-				}
-			}
-			list, err := history.ListWorktrees(ctx, rp)
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return list, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_log", Description: "Return recent git commits for a repository.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in LogInput) ([]history.LogEntry, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			path := ""
-			if in.Path != "" {
-				if path, err = confine(rp, "path", in.Path); err != nil {
-					return nil, err
-				}
-			}
-			list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path})
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return list, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_blame", Description: "Return porcelain git blame information for a file.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in BlameInput) (*history.BlameResult, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			path, err := confine(rp, "path", in.Path)
-			if err != nil {
-				return nil, err
-			}
-			res, err := history.Blame(ctx, rp, path, in.StartLine, in.EndLine)
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return res, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_identity_detect", Description: "Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs.", Capabilities: readOnly,
-		Timeout: 15 * time.Second},
-		func(ctx context.Context, call *registry.Call, in CwdInput) (*history.IdentityDetection, error) {
-			res, err := history.DetectIdentities(ctx, t.cwd(call, in.Cwd))
-			if err != nil {
-				return nil, toolError(err)
-			}
-			return res, nil
-		})
-
-	registry.Register(r, registry.Tool{Name: "git_watch", Description: "Follow a repository's changes: streams a log event (message \"git_changed\", path = the worktree root, text = the changed paths) whenever files, the index, HEAD or branches change, until cancelled.", Capabilities: readOnly,
-		Timeout: 365 * 24 * time.Hour},
-		func(ctx context.Context, call *registry.Call, in CwdInput) (map[string]any, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			changed := make(chan watch.Change, 16)
-			cancel := d.Hub.Subscribe(func(c watch.Change) {
-				if c.Root != rp.Root {
-					return
-				}
-				select {
-				case changed <- c:
-				default: // the caller is behind: it re-reads anyway
-				}
-			})
-			defer cancel()
-			d.Hub.Engine(rp)
-			call.Progress("watching "+rp.Root, -1)
-			keepAlive := time.NewTicker(time.Minute)
-			defer keepAlive.Stop()
-			n := 0
-			for {
-				select {
-				case <-ctx.Done():
-					// Following ends only by cancellation: the call resolves CANCELLED.
-					return map[string]any{"root": rp.Root, "changes": n}, ctx.Err()
-				case <-keepAlive.C:
-					d.Hub.Engine(rp) // still looked at: keep the watcher
-				case c := <-changed:
-					n++
-					call.Emit(protocol.Event{Kind: protocol.EventLog, Level: protocol.LevelInfo, Message: "git_changed",
-						Path: c.Root, Text: strings.Join(c.Paths, "\n")})
-				}
-			}
-		})
-
-	registerWriteTools(r, t)
+	writesFiles := protocol.WritesFiles()
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "git_status", Description: "Return structured git status with staged, unstaged, and untracked file sections.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.gitStatus)},
+		{Name: "git_diff", Description: "Summarize a project's working-tree changes (vs HEAD, including untracked files) as per-file unified diffs with +/- line counts.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.diff)},
+		{Name: "git_commit", Description: "Create a git commit from the current index.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.commit)},
+		{Name: "git_branch", Description: "List, create, or switch git branches.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.branch)},
+		{Name: "git_worktree", Description: "List, create, or remove git worktrees.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.worktree)},
+		{Name: "git_log", Description: "Return recent git commits for a repository.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.log)},
+		{Name: "git_blame", Description: "Return porcelain git blame information for a file.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.blame)},
+		{Name: "git_identity_detect", Description: "Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs.",
+			Capabilities: protocol.ReadOnly(), Timeout: 15 * time.Second, Handler: registry.Handle(t.detectIdentities)},
+		{Name: "git_watch", Description: "Follow a repository's changes: streams a log event (message \"git_changed\", path = the worktree root, text = the changed paths) whenever files, the index, HEAD or branches change, until cancelled.",
+			Capabilities: protocol.ReadOnly(), Timeout: 365 * 24 * time.Hour, Handler: registry.Handle(t.watchRepo)},
+		{Name: "git_stage", Description: "Stage one or more files, or apply a supplied patch to the index.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.stageChanges)},
+		{Name: "git_unstage", Description: "Unstage one or more files, or reverse a supplied staged patch.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.unstageChanges)},
+		{Name: "git_restore", Description: "Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone.",
+			Capabilities: protocol.Destructive(), Timeout: checkpointTimeout, Handler: registry.Handle(t.restore)},
+		{Name: "git_checkpoint_create", Description: "Create a git-backed checkpoint of the current worktree and index without changing the user's index, files, HEAD or branch (it writes hidden objects and a ref under refs/meith/checkpoints/).",
+			Capabilities: writesFiles, Timeout: checkpointTimeout, Handler: registry.Handle(t.createCheckpoint)},
+		{Name: "git_checkpoint_list", Description: "List git checkpoints created by Meith, newest first.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listCheckpoints)},
+		{Name: "git_checkpoint_compare", Description: "Compare a Meith checkpoint with another one, HEAD, or (by default) the current working tree.",
+			Capabilities: protocol.ReadOnly(), Timeout: checkpointTimeout, Handler: registry.Handle(t.compareCheckpoints)},
+		{Name: "git_checkpoint_restore", Description: "Restore the worktree content and index from a Meith checkpoint without moving HEAD or the current branch (a checkpoint of the present state is taken first).",
+			Capabilities: protocol.Destructive(), Timeout: checkpointTimeout, Handler: registry.Handle(t.restoreCheckpoint)},
+	})
 }
 
 // tools carries the dependencies of the handlers.
 type tools struct{ d Deps }
+
+// gitStatus is git_status.
+func (t *tools) gitStatus(ctx context.Context, call *registry.Call, in CwdInput) (any, error) {
+	rp, err := t.open(ctx, call, in.Cwd)
+	if repo.IsNotRepo(err) {
+		empty := []any{}
+		clean := true
+		return NotRepoResult{Files: empty, Staged: &empty, Unstaged: &empty, Untracked: &empty, Clean: &clean}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.status(ctx, rp)
+}
+
+// diff is git_diff.
+func (t *tools) diff(ctx context.Context, call *registry.Call, in DiffInput) (any, error) {
+	rp, err := t.open(ctx, call, in.Cwd)
+	if repo.IsNotRepo(err) {
+		zero := 0
+		return NotRepoResult{Scope: in.Scope, Files: []any{}, TotalAdd: &zero, TotalDel: &zero}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	path := ""
+	if in.Path != "" {
+		if path, err = confine(rp, "path", in.Path); err != nil {
+			return nil, err
+		}
+	}
+	include := in.IncludePatches == nil || *in.IncludePatches
+	if in.OnlyPath && path == "" {
+		return nil, registry.InvalidArg("onlyPath", "onlyPath needs a path")
+	}
+	res, err := changes.Compute(ctx, t.d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return res, nil
+}
+
+// commit is git_commit.
+func (t *tools) commit(ctx context.Context, call *registry.Call, in CommitInput) (*protocol.ToolResult, error) {
+	if strings.TrimSpace(in.Message) == "" {
+		return nil, registry.InvalidArg("message", "message must not be empty")
+	}
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	id, source, err := t.identity()
+	if err != nil {
+		return nil, err
+	}
+	res, err := history.Commit(ctx, rp, in.Message, id)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	st, err := t.status(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.OKResult(&CommitOutput{Output: res.Output, Commit: res, Status: st, Author: id, Source: source})
+	if res.SigningSkipped {
+		out.Diagnostics = append(out.Diagnostics, protocol.Diagnostic{Level: "warn",
+			Message: "commit.gpgsign is set but meith does not sign commits; this commit is unsigned"})
+	}
+	return &out, nil
+}
+
+// branch is git_branch.
+func (t *tools) branch(ctx context.Context, call *registry.Call, in BranchInput) ([]history.Branch, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	action := in.Action // the schema's default fills in "list"
+	if action != "list" && strings.TrimSpace(in.Name) == "" {
+		return nil, registry.InvalidArg("name", "Branch name is required.")
+	}
+	switch action {
+	case "create":
+		if err := history.CreateBranch(ctx, rp, in.Name, in.StartPoint); err != nil {
+			return nil, toolError(err)
+		}
+	case "switch":
+		e := t.d.Hub.Engine(rp)
+		dirty := func(ctx context.Context) ([]string, error) {
+			st, err := e.Status(ctx, status.Options{NoAheadBehind: true})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]string, 0, len(st.Files))
+			for _, f := range st.Files {
+				out = append(out, f.Path)
+			}
+			return out, nil
+		}
+		err := history.SwitchBranch(ctx, rp, in.Name, dirty)
+		e.InvalidateAll() // many files may have changed at once
+		if err != nil {
+			return nil, toolError(err)
+		}
+	}
+	list, err := history.ListBranches(ctx, rp)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return list, nil
+}
+
+// worktree is git_worktree.
+func (t *tools) worktree(ctx context.Context, call *registry.Call, in WorktreeInput) ([]history.Worktree, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	action := in.Action // the schema's default fills in "list"
+	path := ""
+	if action != "list" {
+		if strings.TrimSpace(in.Path) == "" {
+			return nil, registry.InvalidArg("path", "Worktree path is required.")
+		}
+		if strings.HasPrefix(in.Path, "-") {
+			return nil, registry.InvalidArg("path", fmt.Sprintf("path %q starts with '-'", in.Path))
+		}
+		path = absFrom(in.Path, t.cwd(call, in.Cwd))
+	}
+	switch action {
+	case "create":
+		if _, err := history.CreateWorktree(ctx, rp, path, in.Branch, in.StartPoint, in.Force); err != nil {
+			return nil, toolError(err)
+		}
+	case "remove":
+		if err := history.RemoveWorktree(ctx, rp, path, in.Confirm, in.Force); err != nil {
+			return nil, toolError(err)
+		}
+	}
+	list, err := history.ListWorktrees(ctx, rp)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return list, nil
+}
+
+// log is git_log.
+func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]history.LogEntry, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	path := ""
+	if in.Path != "" {
+		if path, err = confine(rp, "path", in.Path); err != nil {
+			return nil, err
+		}
+	}
+	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return list, nil
+}
+
+// blame is git_blame.
+func (t *tools) blame(ctx context.Context, call *registry.Call, in BlameInput) (*history.BlameResult, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	path, err := confine(rp, "path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := history.Blame(ctx, rp, path, in.StartLine, in.EndLine)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return res, nil
+}
+
+// detectIdentities is git_identity_detect.
+func (t *tools) detectIdentities(ctx context.Context, call *registry.Call, in CwdInput) (*history.IdentityDetection, error) {
+	res, err := history.DetectIdentities(ctx, t.cwd(call, in.Cwd))
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return res, nil
+}
+
+// watchRepo is git_watch.
+func (t *tools) watchRepo(ctx context.Context, call *registry.Call, in CwdInput) (map[string]any, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	changed := make(chan watch.Change, 16)
+	cancel := t.d.Hub.Subscribe(func(c watch.Change) {
+		if c.Root != rp.Root {
+			return
+		}
+		select {
+		case changed <- c:
+		default: // the caller is behind: it re-reads anyway
+		}
+	})
+	defer cancel()
+	t.d.Hub.Engine(rp)
+	call.Progress("watching "+rp.Root, -1)
+	keepAlive := time.NewTicker(time.Minute)
+	defer keepAlive.Stop()
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			// Following ends only by cancellation: the call resolves CANCELLED.
+			return map[string]any{"root": rp.Root, "changes": n}, ctx.Err()
+		case <-keepAlive.C:
+			t.d.Hub.Engine(rp) // still looked at: keep the watcher
+		case c := <-changed:
+			n++
+			call.Emit(protocol.Event{Kind: protocol.EventLog, Level: protocol.LevelInfo, Message: "git_changed",
+				Path: c.Root, Text: strings.Join(c.Paths, "\n")})
+		}
+	}
+}
 
 // cwd resolves the cwd argument against the caller's working directory.
 func (t *tools) cwd(call *registry.Call, cwd string) string {
@@ -392,10 +416,10 @@ func absFrom(p, base string) string {
 func (t *tools) open(ctx context.Context, call *registry.Call, cwd string) (*repo.Repo, error) {
 	dir := t.cwd(call, cwd)
 	if dir == "" {
-		return nil, validation("cwd", "cwd is required (the caller has no working directory)")
+		return nil, registry.InvalidArg("cwd", "cwd is required (the caller has no working directory)")
 	}
 	if strings.HasPrefix(cwd, "-") {
-		return nil, validation("cwd", fmt.Sprintf("cwd %q starts with '-'", cwd))
+		return nil, registry.InvalidArg("cwd", fmt.Sprintf("cwd %q starts with '-'", cwd))
 	}
 	rp, err := repo.Open(ctx, dir)
 	if err != nil && !repo.IsNotRepo(err) {
@@ -441,35 +465,26 @@ func (t *tools) identity() (*history.Identity, string, error) {
 func confine(rp *repo.Repo, field, p string) (string, error) {
 	c, err := rp.Confine(p)
 	if err != nil {
-		return "", validation(field, err.Error())
+		return "", registry.InvalidArg(field, err.Error())
 	}
 	return c, nil
 }
 
-// validation is a VALIDATION_ERROR shaped like the registry's own. msg
-// must not quote an argument's value (paths and branch names may stay: the
-// caller needs them to act); it goes through the value scanner all the
-// same.
-func validation(field, msg string) error {
-	msg = redact.String(msg)
-	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
-		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
-}
-
-// toolError maps the engine's typed errors to tool errors: argument
-// mistakes are VALIDATION_ERROR, cancellations stay themselves, the rest is
-// TOOL_FAILED with the engine's message.
+// toolError maps the git engine's errors to tool errors
+// ([registry.MapError]): argument mistakes (a *repo.ArgumentError, a bad
+// branch name or line range, a refused path) are VALIDATION_ERROR,
+// cancellations stay themselves, the rest — an unknown checkpoint, a
+// pathspec that matches nothing, an ignored or unmerged path, a patch that
+// does not apply (its message names the hunk) — is TOOL_FAILED with the
+// engine's message.
 func toolError(err error) error {
-	var te *protocol.ToolError
-	switch {
-	case errors.As(err, &te):
-		return err
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case history.IsInvalidArgument(err), history.IsInvalidBranchName(err), history.IsLineRange(err), repo.IsPathError(err):
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
-	case repo.IsNotRepo(err):
-		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "Not inside a git repository: " + err.Error(), Err: err}
-	}
-	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	return registry.MapError(err, func(err error) error {
+		switch {
+		case repo.IsArgumentError(err), history.IsInvalidBranchName(err), history.IsLineRange(err), repo.IsPathError(err):
+			return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
+		case repo.IsNotRepo(err):
+			return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "Not inside a git repository: " + err.Error(), Err: err}
+		}
+		return nil
+	})
 }

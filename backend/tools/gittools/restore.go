@@ -9,7 +9,6 @@ import (
 	"github.com/meith-dev/meith/backend/git/stage"
 	"github.com/meith-dev/meith/backend/git/status"
 	"github.com/meith-dev/meith/backend/protocol"
-	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -66,141 +65,123 @@ type CheckpointRestoreOutput struct {
 // checkpointTimeout bounds snapshot work on large repositories.
 const checkpointTimeout = 5 * time.Minute
 
-func registerRestoreTools(r *registry.Registry, t *tools) {
-	registry.Register(r, registry.Tool{Name: "git_restore", Description: "Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone.", Capabilities: destructive,
-		Timeout: checkpointTimeout},
-		func(ctx context.Context, call *registry.Call, in RestoreInput) (*protocol.ToolResult, error) {
-			if !in.Confirm {
-				return nil, validation("confirm", "confirm must be true: git_restore discards changes")
-			}
-			target, err := stage.ParseTarget(in.Target) // the schema's default fills in "worktree"
-			if err != nil {
-				return nil, validation("target", err.Error())
-			}
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
-			if err != nil {
-				return nil, err
-			}
-			// The files the restore may write are among those changed now.
-			before, err := t.status(ctx, rp)
-			if err != nil {
-				return nil, err
-			}
-			call.Progress("taking a checkpoint before restoring", -1)
-			cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: "Before git_restore", Source: "restore",
-				SessionID: call.Client.SessionID, ToolCallID: call.RequestID})
-			if err != nil {
-				return nil, protocol.Errorf(protocol.CodeToolFailed, "Nothing was restored: the safety checkpoint failed: %v", err)
-			}
-			if paths != nil {
-				err = stage.RestorePaths(ctx, rp, paths, target)
-			} else {
-				err = stage.RestorePatch(ctx, rp, in.Patch, target)
-			}
-			e := t.d.Hub.Engine(rp)
-			e.InvalidateAll()
-			if err != nil {
-				return nil, writeError(err)
-			}
-			st, err := t.status(ctx, rp)
-			if err != nil {
-				return nil, err
-			}
-			res := protocol.OKResult(&RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)})
-			res.Diagnostics = filterDiagnostics(rp, before, in.Paths, in.Patch,
-				"git_restore wrote the stored content where git would write the smudge filter's output (for git-lfs, the pointer text instead of the file)")
-			return &res, nil
-		})
+// restore is git_restore.
+func (t *tools) restore(ctx context.Context, call *registry.Call, in RestoreInput) (*protocol.ToolResult, error) {
+	if !in.Confirm {
+		return nil, registry.InvalidArg("confirm", "confirm must be true: git_restore discards changes")
+	}
+	target, err := stage.ParseTarget(in.Target) // the schema's default fills in "worktree"
+	if err != nil {
+		return nil, registry.InvalidArg("target", err.Error())
+	}
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := t.pathsOrPatch(rp, in.Paths, in.Patch)
+	if err != nil {
+		return nil, err
+	}
+	// The files the restore may write are among those changed now.
+	before, err := t.status(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	call.Progress("taking a checkpoint before restoring", -1)
+	cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: "Before git_restore", Source: "restore",
+		SessionID: call.Client.SessionID, ToolCallID: call.RequestID})
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeToolFailed, "Nothing was restored: the safety checkpoint failed: %v", err)
+	}
+	if paths != nil {
+		err = stage.RestorePaths(ctx, rp, paths, target)
+	} else {
+		err = stage.RestorePatch(ctx, rp, in.Patch, target)
+	}
+	e := t.d.Hub.Engine(rp)
+	e.InvalidateAll()
+	if err != nil {
+		return nil, toolError(err)
+	}
+	st, err := t.status(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	res := protocol.OKResult(&RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)})
+	res.Diagnostics = filterDiagnostics(rp, before, in.Paths, in.Patch,
+		"git_restore wrote the stored content where git would write the smudge filter's output (for git-lfs, the pointer text instead of the file)")
+	return &res, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "git_checkpoint_create", Description: "Create a git-backed checkpoint of the current worktree and index without changing the user's index, files, HEAD or branch (it writes hidden objects and a ref under refs/meith/checkpoints/).", Capabilities: writesFiles,
-		Timeout: checkpointTimeout},
-		func(ctx context.Context, call *registry.Call, in CheckpointCreateInput) (*checkpoint.Checkpoint, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			call.Progress("snapshotting the working tree", -1)
-			cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: in.Label, Source: in.Source, SessionID: in.SessionID, ToolCallID: in.ToolCallID})
-			if err != nil {
-				return nil, checkpointError(err)
-			}
-			return &cp, nil
-		})
+// createCheckpoint is git_checkpoint_create.
+func (t *tools) createCheckpoint(ctx context.Context, call *registry.Call, in CheckpointCreateInput) (*checkpoint.Checkpoint, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	call.Progress("snapshotting the working tree", -1)
+	cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: in.Label, Source: in.Source, SessionID: in.SessionID, ToolCallID: in.ToolCallID})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return &cp, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "git_checkpoint_list", Description: "List git checkpoints created by Meith, newest first.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in CwdInput) ([]checkpoint.Checkpoint, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			list, err := checkpoint.List(ctx, rp)
-			if err != nil {
-				return nil, checkpointError(err)
-			}
-			if list == nil {
-				list = []checkpoint.Checkpoint{}
-			}
-			return list, nil
-		})
+// listCheckpoints is git_checkpoint_list.
+func (t *tools) listCheckpoints(ctx context.Context, call *registry.Call, in CwdInput) ([]checkpoint.Checkpoint, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	list, err := checkpoint.List(ctx, rp)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	if list == nil {
+		list = []checkpoint.Checkpoint{}
+	}
+	return list, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "git_checkpoint_compare", Description: "Compare a Meith checkpoint with another one, HEAD, or (by default) the current working tree.", Capabilities: readOnly,
-		Timeout: checkpointTimeout},
-		func(ctx context.Context, call *registry.Call, in CheckpointCompareInput) (*checkpoint.Comparison, error) {
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			if strings.HasPrefix(in.Left, "-") || strings.HasPrefix(in.Right, "-") {
-				return nil, validation("left", "checkpoint names never start with '-'")
-			}
-			cmp, err := checkpoint.Compare(ctx, rp, in.Left, in.Right, in.IncludePatch)
-			if err != nil {
-				return nil, checkpointError(err)
-			}
-			return cmp, nil
-		})
+// compareCheckpoints is git_checkpoint_compare.
+func (t *tools) compareCheckpoints(ctx context.Context, call *registry.Call, in CheckpointCompareInput) (*checkpoint.Comparison, error) {
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(in.Left, "-") || strings.HasPrefix(in.Right, "-") {
+		return nil, registry.InvalidArg("left", "checkpoint names never start with '-'")
+	}
+	cmp, err := checkpoint.Compare(ctx, rp, in.Left, in.Right, in.IncludePatch)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return cmp, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "git_checkpoint_restore", Description: "Restore the worktree content and index from a Meith checkpoint without moving HEAD or the current branch (a checkpoint of the present state is taken first).", Capabilities: destructive,
-		Timeout: checkpointTimeout},
-		func(ctx context.Context, call *registry.Call, in CheckpointRestoreInput) (*CheckpointRestoreOutput, error) {
-			if !in.Confirm {
-				return nil, validation("confirm", "confirm must be true: git_checkpoint_restore replaces the working tree and index")
-			}
-			rp, err := t.openRepo(ctx, call, in.Cwd)
-			if err != nil {
-				return nil, err
-			}
-			call.Progress("restoring checkpoint "+in.ID, -1)
-			res, err := checkpoint.Restore(ctx, rp, in.ID)
-			t.d.Hub.Engine(rp).InvalidateAll()
-			if err != nil {
-				return nil, checkpointError(err)
-			}
-			st, err := t.status(ctx, rp)
-			if err != nil {
-				return nil, err
-			}
-			return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
-				Undo: undoHint(res.PreRestore.ID)}, nil
-		})
+// restoreCheckpoint is git_checkpoint_restore.
+func (t *tools) restoreCheckpoint(ctx context.Context, call *registry.Call, in CheckpointRestoreInput) (*CheckpointRestoreOutput, error) {
+	if !in.Confirm {
+		return nil, registry.InvalidArg("confirm", "confirm must be true: git_checkpoint_restore replaces the working tree and index")
+	}
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	call.Progress("restoring checkpoint "+in.ID, -1)
+	res, err := checkpoint.Restore(ctx, rp, in.ID)
+	t.d.Hub.Engine(rp).InvalidateAll()
+	if err != nil {
+		return nil, toolError(err)
+	}
+	st, err := t.status(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
+		Undo: undoHint(res.PreRestore.ID)}, nil
 }
 
 func undoHint(id string) string {
 	return "Undo with git_checkpoint_restore {id: \"" + id + "\", confirm: true} (meith checkpoint restore " + id + " --confirm)"
-}
-
-// checkpointError maps checkpoint errors: an unknown checkpoint and a bad
-// argument are the caller's mistakes.
-func checkpointError(err error) error {
-	switch {
-	case checkpoint.IsUnknownCheckpoint(err):
-		return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
-	case checkpoint.IsArgumentError(err):
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
-	}
-	return toolError(err)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/meith-dev/meith/backend/git/stage"
 	"github.com/meith-dev/meith/backend/git/status"
 	"github.com/meith-dev/meith/backend/protocol"
-	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -23,29 +22,23 @@ type StageInput struct {
 	Patch string   `json:"patch,omitempty" jsonschema:"a unified diff (hunks or selected lines) to apply to the index instead of whole files"`
 }
 
-// registerWriteTools adds the tools that change the index, the worktree or
-// checkpoints.
-func registerWriteTools(r *registry.Registry, t *tools) {
-	registry.Register(r, registry.Tool{Name: "git_stage", Description: "Stage one or more files, or apply a supplied patch to the index.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in StageInput) (*protocol.ToolResult, error) {
-			st, rp, err := t.indexEdit(ctx, call, in, stage.StagePaths, stage.StagePatch)
-			if err != nil {
-				return nil, err
-			}
-			// What this call staged is in the new status.
-			res := protocol.OKResult(st)
-			res.Diagnostics = filterDiagnostics(rp, st, in.Paths, in.Patch,
-				"git_stage stored the raw file content where git would store the clean filter's output (for git-lfs, a pointer)")
-			return &res, nil
-		})
+// stageChanges is git_stage.
+func (t *tools) stageChanges(ctx context.Context, call *registry.Call, in StageInput) (*protocol.ToolResult, error) {
+	st, rp, err := t.indexEdit(ctx, call, in, stage.StagePaths, stage.StagePatch)
+	if err != nil {
+		return nil, err
+	}
+	// What this call staged is in the new status.
+	res := protocol.OKResult(st)
+	res.Diagnostics = filterDiagnostics(rp, st, in.Paths, in.Patch,
+		"git_stage stored the raw file content where git would store the clean filter's output (for git-lfs, a pointer)")
+	return &res, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "git_unstage", Description: "Unstage one or more files, or reverse a supplied staged patch.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
-			st, _, err := t.indexEdit(ctx, call, in, stage.UnstagePaths, stage.UnstagePatch)
-			return st, err
-		})
-
-	registerRestoreTools(r, t)
+// unstageChanges is git_unstage.
+func (t *tools) unstageChanges(ctx context.Context, call *registry.Call, in StageInput) (*status.Result, error) {
+	st, _, err := t.indexEdit(ctx, call, in, stage.UnstagePaths, stage.UnstagePatch)
+	return st, err
 }
 
 // indexEdit runs a by-path or by-patch index edit and returns the new
@@ -69,7 +62,7 @@ func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInpu
 	e := t.d.Hub.Engine(rp)
 	e.Invalidate(paths...)
 	if err != nil {
-		return nil, nil, writeError(err)
+		return nil, nil, toolError(err)
 	}
 	st, err := t.status(ctx, rp)
 	return st, rp, err
@@ -148,9 +141,9 @@ func filterDiagnostics(rp *repo.Repo, st *status.Result, paths []string, patchTe
 func (t *tools) pathsOrPatch(rp *repo.Repo, paths []string, patch string) ([]string, error) {
 	switch {
 	case len(paths) > 0 && strings.TrimSpace(patch) != "":
-		return nil, validation("paths", "give either paths or patch, not both")
+		return nil, registry.InvalidArg("paths", "give either paths or patch, not both")
 	case len(paths) == 0 && strings.TrimSpace(patch) == "":
-		return nil, validation("paths", "paths or patch is required.")
+		return nil, registry.InvalidArg("paths", "paths or patch is required.")
 	case len(paths) == 0:
 		return nil, nil
 	}
@@ -158,21 +151,9 @@ func (t *tools) pathsOrPatch(rp *repo.Repo, paths []string, patch string) ([]str
 	for i, p := range paths {
 		c, err := rp.Confine(p)
 		if err != nil {
-			return nil, validation("paths."+strconv.Itoa(i), err.Error())
+			return nil, registry.InvalidArg("paths."+strconv.Itoa(i), err.Error())
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// writeError maps the staging errors: argument mistakes are
-// VALIDATION_ERROR; a pathspec that matches nothing, an ignored file, an
-// unmerged path and a patch that does not apply (its message names the
-// hunk) are TOOL_FAILED.
-func writeError(err error) error {
-	if stage.IsArgumentError(err) {
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + redact.String(err.Error()), Err: err}
-	}
-	return toolError(err) // pathspec, ignored, unmerged, a patch that does not apply: TOOL_FAILED
-
 }

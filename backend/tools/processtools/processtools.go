@@ -16,7 +16,6 @@ package processtools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +25,6 @@ import (
 
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
-	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -42,12 +40,6 @@ const AttachTimeout = 2_147_483_647 * time.Millisecond
 
 // MaxLogsLimit bounds get_process_logs' limit.
 const MaxLogsLimit = 10_000
-
-var (
-	readOnly     = []protocol.Capability{protocol.CapReadOnly}
-	startsProc   = []protocol.Capability{protocol.CapStartsProcess}
-	startsServer = []protocol.Capability{protocol.CapStartsProcess, protocol.CapAccessesNetwork}
-)
 
 // CreateTerminalInput is the input of create_terminal.
 type CreateTerminalInput struct {
@@ -173,184 +165,220 @@ type OrphanResult struct {
 
 // Register adds the process tools to r.
 func Register(r *registry.Registry, d Deps) {
-	m := d.Manager
+	t := &tools{m: d.Manager}
+	startsProc := protocol.StartsProcess()
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "create_terminal", Description: "Spawn a new interactive terminal session.",
+			Capabilities: startsProc, Handler: registry.Handle(t.createTerminal)},
+		{Name: "list_terminals", Description: "List active terminal sessions.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listTerminals)},
+		{Name: "write_terminal", Description: "Write raw input to a terminal session (include \\r to submit).",
+			Capabilities: startsProc, Handler: registry.Handle(t.writeTerminal)},
+		{Name: "resize_terminal", Description: "Resize a terminal's PTY viewport.",
+			Capabilities: startsProc, Handler: registry.Handle(t.resizeTerminal)},
+		{Name: "kill_terminal", Description: "Send a termination signal to a terminal session.",
+			Capabilities: startsProc, Handler: registry.Handle(t.killTerminal)},
+		{Name: "close_terminal", Description: "Kill and forget a terminal session entirely.",
+			Capabilities: startsProc, Handler: registry.Handle(t.closeTerminal)},
+		{Name: "get_terminal_snapshot", Description: "Return a terminal's metadata plus its replayable scrollback buffer.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.terminalSnapshot)},
+		{Name: "start_dev_server", Description: "Spawn a managed dev-server process and capture its output (through the shell without args, as an argv with args).",
+			Capabilities: protocol.StartsProcess().Plus(protocol.CapAccessesNetwork), Handler: registry.Handle(t.startDevServer)},
+		{Name: "list_dev_servers", Description: "List managed dev servers and their status/port.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listDevServers)},
+		{Name: "stop_dev_server", Description: "Stop a managed dev server by killing its process group.",
+			Capabilities: startsProc, Handler: registry.Handle(t.stopDevServer)},
+		{Name: "restart_dev_server", Description: "Stop a managed dev server and start it again with the same command (the new server has a new id).",
+			Capabilities: startsProc, Handler: registry.Handle(t.restartDevServer)},
+		{Name: "get_process_tree", Description: "Return managed child processes (dev servers, terminals, and orphans an earlier run left) with their detected OS subtree and listening ports.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.processTree)},
+		{Name: "stop_orphan_process", Description: "Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan).",
+			Capabilities: startsProc, Handler: registry.Handle(t.stopOrphan)},
+		{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after).",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.processLogs)},
+		{Name: "attach_process_logs", Description: "Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd.",
+			Capabilities: protocol.ReadOnly(), Timeout: AttachTimeout, Handler: registry.Handle(t.attachLogs)},
+	})
+}
 
-	registry.Register(r, registry.Tool{Name: "create_terminal", Description: "Spawn a new interactive terminal session.", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in CreateTerminalInput) (process.Terminal, error) {
-			cwd, err := terminalCwd(call, in.Cwd)
-			if err != nil {
-				return process.Terminal{}, err
-			}
-			term, err := m.CreateTerminal(ctx, process.TermSpec{Cwd: cwd, Shell: in.Shell, Cols: in.Cols, Rows: in.Rows})
-			if err != nil {
-				return process.Terminal{}, engineError(err, nil)
-			}
-			return term, nil
-		})
+// tools carries the dependencies of the handlers.
+type tools struct{ m *process.Manager }
 
-	registry.Register(r, registry.Tool{Name: "list_terminals", Description: "List active terminal sessions.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.Terminal, error) {
-			return orEmpty(m.Terminals()), nil
-		})
+// createTerminal is create_terminal.
+func (t *tools) createTerminal(ctx context.Context, call *registry.Call, in CreateTerminalInput) (process.Terminal, error) {
+	cwd, err := terminalCwd(call, in.Cwd)
+	if err != nil {
+		return process.Terminal{}, err
+	}
+	term, err := t.m.CreateTerminal(ctx, process.TermSpec{Cwd: cwd, Shell: in.Shell, Cols: in.Cols, Rows: in.Rows})
+	if err != nil {
+		return process.Terminal{}, engineError(err, nil)
+	}
+	return term, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "write_terminal", Description: "Write raw input to a terminal session (include \\r to submit).", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in WriteTerminalInput) (WriteResult, error) {
-			if err := required("terminalId", in.TerminalID); err != nil {
-				return WriteResult{}, err
-			}
-			n, err := m.WriteTerminal(in.TerminalID, in.Data)
-			if err != nil {
-				return WriteResult{}, engineError(err, unknownTerminal(in.TerminalID))
-			}
-			return WriteResult{TerminalID: in.TerminalID, Written: n}, nil
-		})
+// listTerminals is list_terminals.
+func (t *tools) listTerminals(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.Terminal, error) {
+	return orEmpty(t.m.Terminals()), nil
+}
 
-	registry.Register(r, registry.Tool{Name: "resize_terminal", Description: "Resize a terminal's PTY viewport.", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in ResizeTerminalInput) (process.Terminal, error) {
-			if err := required("terminalId", in.TerminalID); err != nil {
-				return process.Terminal{}, err
-			}
-			term, err := m.ResizeTerminal(in.TerminalID, in.Cols, in.Rows)
-			if err != nil {
-				return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
-			}
-			return term, nil
-		})
+// writeTerminal is write_terminal.
+func (t *tools) writeTerminal(ctx context.Context, call *registry.Call, in WriteTerminalInput) (WriteResult, error) {
+	if err := required("terminalId", in.TerminalID); err != nil {
+		return WriteResult{}, err
+	}
+	n, err := t.m.WriteTerminal(in.TerminalID, in.Data)
+	if err != nil {
+		return WriteResult{}, engineError(err, unknownTerminal(in.TerminalID))
+	}
+	return WriteResult{TerminalID: in.TerminalID, Written: n}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "kill_terminal", Description: "Send a termination signal to a terminal session.", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in KillTerminalInput) (process.Terminal, error) {
-			if err := required("terminalId", in.TerminalID); err != nil {
-				return process.Terminal{}, err
-			}
-			if err := checkSignal(in.Signal); err != nil {
-				return process.Terminal{}, err
-			}
-			term, err := m.KillTerminal(in.TerminalID, in.Signal)
-			if err != nil {
-				return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
-			}
-			return term, nil
-		})
+// resizeTerminal is resize_terminal.
+func (t *tools) resizeTerminal(ctx context.Context, call *registry.Call, in ResizeTerminalInput) (process.Terminal, error) {
+	if err := required("terminalId", in.TerminalID); err != nil {
+		return process.Terminal{}, err
+	}
+	term, err := t.m.ResizeTerminal(in.TerminalID, in.Cols, in.Rows)
+	if err != nil {
+		return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
+	}
+	return term, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "close_terminal", Description: "Kill and forget a terminal session entirely.", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in TerminalInput) (CloseResult, error) {
-			if err := required("terminalId", in.TerminalID); err != nil {
-				return CloseResult{}, err
-			}
-			if err := m.CloseTerminal(ctx, in.TerminalID); err != nil {
-				return CloseResult{}, engineError(err, unknownTerminal(in.TerminalID))
-			}
-			return CloseResult{TerminalID: in.TerminalID, Closed: true}, nil
-		})
+// killTerminal is kill_terminal.
+func (t *tools) killTerminal(ctx context.Context, call *registry.Call, in KillTerminalInput) (process.Terminal, error) {
+	if err := required("terminalId", in.TerminalID); err != nil {
+		return process.Terminal{}, err
+	}
+	if err := checkSignal(in.Signal); err != nil {
+		return process.Terminal{}, err
+	}
+	term, err := t.m.KillTerminal(in.TerminalID, in.Signal)
+	if err != nil {
+		return process.Terminal{}, engineError(err, unknownTerminal(in.TerminalID))
+	}
+	return term, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "get_terminal_snapshot", Description: "Return a terminal's metadata plus its replayable scrollback buffer.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in TerminalInput) (process.Snapshot, error) {
-			if err := required("terminalId", in.TerminalID); err != nil {
-				return process.Snapshot{}, err
-			}
-			snap, err := m.TerminalSnapshot(in.TerminalID)
-			if err != nil {
-				return process.Snapshot{}, engineError(err, unknownTerminal(in.TerminalID))
-			}
-			return snap, nil
-		})
+// closeTerminal is close_terminal.
+func (t *tools) closeTerminal(ctx context.Context, call *registry.Call, in TerminalInput) (CloseResult, error) {
+	if err := required("terminalId", in.TerminalID); err != nil {
+		return CloseResult{}, err
+	}
+	if err := t.m.CloseTerminal(ctx, in.TerminalID); err != nil {
+		return CloseResult{}, engineError(err, unknownTerminal(in.TerminalID))
+	}
+	return CloseResult{TerminalID: in.TerminalID, Closed: true}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "start_dev_server", Description: "Spawn a managed dev-server process and capture its output (through the shell without args, as an argv with args).", Capabilities: startsServer},
-		func(ctx context.Context, call *registry.Call, in StartDevServerInput) (process.DevServer, error) {
-			if err := required("cwd", in.Cwd); err != nil {
-				return process.DevServer{}, err
-			}
-			if err := required("command", in.Command); err != nil {
-				return process.DevServer{}, err
-			}
-			cwd, err := absPath(call, "cwd", in.Cwd)
-			if err != nil {
-				return process.DevServer{}, err
-			}
-			srv, err := m.StartDevServer(ctx, process.DevSpec{Cwd: cwd, Command: in.Command, Args: in.Args, Name: in.Name})
-			if err != nil {
-				return process.DevServer{}, engineError(err, nil)
-			}
-			return srv, nil
-		})
+// terminalSnapshot is get_terminal_snapshot.
+func (t *tools) terminalSnapshot(ctx context.Context, call *registry.Call, in TerminalInput) (process.Snapshot, error) {
+	if err := required("terminalId", in.TerminalID); err != nil {
+		return process.Snapshot{}, err
+	}
+	snap, err := t.m.TerminalSnapshot(in.TerminalID)
+	if err != nil {
+		return process.Snapshot{}, engineError(err, unknownTerminal(in.TerminalID))
+	}
+	return snap, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "list_dev_servers", Description: "List managed dev servers and their status/port.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.DevServer, error) {
-			return orEmpty(m.DevServers()), nil
-		})
+// startDevServer is start_dev_server.
+func (t *tools) startDevServer(ctx context.Context, call *registry.Call, in StartDevServerInput) (process.DevServer, error) {
+	if err := required("cwd", in.Cwd); err != nil {
+		return process.DevServer{}, err
+	}
+	if err := required("command", in.Command); err != nil {
+		return process.DevServer{}, err
+	}
+	cwd, err := absPath(call, "cwd", in.Cwd)
+	if err != nil {
+		return process.DevServer{}, err
+	}
+	srv, err := t.m.StartDevServer(ctx, process.DevSpec{Cwd: cwd, Command: in.Command, Args: in.Args, Name: in.Name})
+	if err != nil {
+		return process.DevServer{}, engineError(err, nil)
+	}
+	return srv, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "stop_dev_server", Description: "Stop a managed dev server by killing its process group.", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in StopDevServerInput) (StopResult, error) {
-			if err := required("devServerId", in.DevServerID); err != nil {
-				return StopResult{}, err
-			}
-			if err := checkSignal(in.Signal); err != nil {
-				return StopResult{}, err
-			}
-			if err := m.StopDevServer(ctx, in.DevServerID, in.Signal); err != nil {
-				return StopResult{}, engineError(err, unknownDevServer(in.DevServerID))
-			}
-			return StopResult{DevServerID: in.DevServerID, Stopped: true}, nil
-		})
+// listDevServers is list_dev_servers.
+func (t *tools) listDevServers(ctx context.Context, call *registry.Call, _ registry.NoArgs) ([]process.DevServer, error) {
+	return orEmpty(t.m.DevServers()), nil
+}
 
-	registry.Register(r, registry.Tool{Name: "restart_dev_server", Description: "Stop a managed dev server and start it again with the same command (the new server has a new id).", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in DevServerInput) (process.DevServer, error) {
-			if err := required("devServerId", in.DevServerID); err != nil {
-				return process.DevServer{}, err
-			}
-			srv, err := m.RestartDevServer(ctx, in.DevServerID)
-			if err != nil {
-				return process.DevServer{}, engineError(err, unknownDevServer(in.DevServerID))
-			}
-			return srv, nil
-		})
+// stopDevServer is stop_dev_server.
+func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopDevServerInput) (StopResult, error) {
+	if err := required("devServerId", in.DevServerID); err != nil {
+		return StopResult{}, err
+	}
+	if err := checkSignal(in.Signal); err != nil {
+		return StopResult{}, err
+	}
+	if err := t.m.StopDevServer(ctx, in.DevServerID, in.Signal); err != nil {
+		return StopResult{}, engineError(err, unknownDevServer(in.DevServerID))
+	}
+	return StopResult{DevServerID: in.DevServerID, Stopped: true}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "get_process_tree", Description: "Return managed child processes (dev servers, terminals, and orphans an earlier run left) with their detected OS subtree and listening ports.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (TreeResult, error) {
-			return TreeResult{Processes: orEmpty(m.Processes())}, nil
-		})
+// restartDevServer is restart_dev_server.
+func (t *tools) restartDevServer(ctx context.Context, call *registry.Call, in DevServerInput) (process.DevServer, error) {
+	if err := required("devServerId", in.DevServerID); err != nil {
+		return process.DevServer{}, err
+	}
+	srv, err := t.m.RestartDevServer(ctx, in.DevServerID)
+	if err != nil {
+		return process.DevServer{}, engineError(err, unknownDevServer(in.DevServerID))
+	}
+	return srv, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "stop_orphan_process", Description: "Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan).", Capabilities: startsProc},
-		func(ctx context.Context, call *registry.Call, in OrphanInput) (OrphanResult, error) {
-			if err := required("id", in.ID); err != nil {
-				return OrphanResult{}, err
-			}
-			if err := m.StopOrphan(ctx, in.ID); err != nil {
-				return OrphanResult{}, engineError(err, unknownProcess(in.ID))
-			}
-			return OrphanResult{ID: in.ID, Stopped: true}, nil
-		})
+// processTree is get_process_tree.
+func (t *tools) processTree(ctx context.Context, call *registry.Call, _ registry.NoArgs) (TreeResult, error) {
+	return TreeResult{Processes: orEmpty(t.m.Processes())}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after).", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, in ProcessLogsInput) (LogsResult, error) {
-			if err := required("processId", in.ProcessID); err != nil {
-				return LogsResult{}, err
-			}
-			q := process.LogQuery{Limit: in.Limit, Newest: true}
-			if in.After != nil {
-				if *in.After < 0 {
-					return LogsResult{}, validationError("after", "after must be a seq of 0 or more")
-				}
-				q.After, q.Newest = *in.After, false
-			}
-			page, err := m.LogPage(in.ProcessID, q)
-			if err != nil {
-				return LogsResult{}, engineError(err, unknownProcess(in.ProcessID))
-			}
-			return LogsResult{ProcessID: in.ProcessID, Logs: orEmpty(page.Entries), NextSeq: page.NextSeq, Truncated: page.Truncated}, nil
-		})
+// stopOrphan is stop_orphan_process.
+func (t *tools) stopOrphan(ctx context.Context, call *registry.Call, in OrphanInput) (OrphanResult, error) {
+	if err := required("id", in.ID); err != nil {
+		return OrphanResult{}, err
+	}
+	if err := t.m.StopOrphan(ctx, in.ID); err != nil {
+		return OrphanResult{}, engineError(err, unknownProcess(in.ID))
+	}
+	return OrphanResult{ID: in.ID, Stopped: true}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "attach_process_logs", Description: "Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd.", Capabilities: readOnly, Timeout: AttachTimeout},
-		func(ctx context.Context, call *registry.Call, in AttachInput) (AttachResult, error) {
-			srv, err := resolveServer(m, call, in)
-			if err != nil {
-				return AttachResult{}, err
-			}
-			if err := follow(ctx, m, call, srv.ID, in.Replay); err != nil {
-				return AttachResult{}, err
-			}
-			return AttachResult{DevServerID: srv.ID, Attached: true}, nil
-		})
+// processLogs is get_process_logs.
+func (t *tools) processLogs(ctx context.Context, call *registry.Call, in ProcessLogsInput) (LogsResult, error) {
+	if err := required("processId", in.ProcessID); err != nil {
+		return LogsResult{}, err
+	}
+	q := process.LogQuery{Limit: in.Limit, Newest: true}
+	if in.After != nil {
+		if *in.After < 0 {
+			return LogsResult{}, registry.InvalidArg("after", "after must be a seq of 0 or more")
+		}
+		q.After, q.Newest = *in.After, false
+	}
+	page, err := t.m.LogPage(in.ProcessID, q)
+	if err != nil {
+		return LogsResult{}, engineError(err, unknownProcess(in.ProcessID))
+	}
+	return LogsResult{ProcessID: in.ProcessID, Logs: orEmpty(page.Entries), NextSeq: page.NextSeq, Truncated: page.Truncated}, nil
+}
+
+// attachLogs is attach_process_logs.
+func (t *tools) attachLogs(ctx context.Context, call *registry.Call, in AttachInput) (AttachResult, error) {
+	srv, err := resolveServer(t.m, call, in)
+	if err != nil {
+		return AttachResult{}, err
+	}
+	if err := follow(ctx, t.m, call, srv.ID, in.Replay); err != nil {
+		return AttachResult{}, err
+	}
+	return AttachResult{DevServerID: srv.ID, Attached: true}, nil
 }
 
 // resolveServer finds attach_process_logs' dev server: by id, else the
@@ -380,6 +408,8 @@ func resolveServer(m *process.Manager, call *registry.Call, in AttachInput) (pro
 		}
 		return process.DevServer{}, protocol.Errorf(protocol.CodeToolFailed, "No dev server running in %s", cwd)
 	}
+	// The original's words as they are, without registry.InvalidArg's
+	// "Invalid arguments: " prefix.
 	const msg = "Provide either devServerId or cwd"
 	return process.DevServer{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: msg,
 		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "devServerId", Message: msg}}}}
@@ -497,7 +527,7 @@ func levelOf(e process.LogEntry) protocol.LogLevel {
 // "SIGTERM", "sigterm" and "15" are all fine; "" is the default).
 func checkSignal(s string) error {
 	if _, err := process.ParseSignal(s, syscall.SIGTERM); err != nil {
-		return validationError("signal", err.Error())
+		return registry.InvalidArg("signal", err.Error())
 	}
 	return nil
 }
@@ -508,14 +538,14 @@ func absPath(call *registry.Call, field, p string) (string, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", validationError(field, fmt.Sprintf("%s %q starts with ~ but the home folder is unknown: %v", field, p, err))
+			return "", registry.InvalidArg(field, fmt.Sprintf("%s %q starts with ~ but the home folder is unknown: %v", field, p, err))
 		}
 		p = filepath.Join(home, p[1:])
 	}
 	if !filepath.IsAbs(p) {
 		base := call.Client.Cwd
 		if base == "" || !filepath.IsAbs(base) {
-			return "", validationError(field, fmt.Sprintf("%s %q is relative and the caller sent no working directory: give an absolute path", field, p))
+			return "", registry.InvalidArg(field, fmt.Sprintf("%s %q is relative and the caller sent no working directory: give an absolute path", field, p))
 		}
 		p = filepath.Join(base, p)
 	}
@@ -551,31 +581,28 @@ func terminalCwd(call *registry.Call, p string) (string, error) {
 // required refuses an empty string argument.
 func required(field, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return validationError(field, field+" must not be empty")
+		return registry.InvalidArg(field, field+" must not be empty")
 	}
 	return nil
 }
 
-// engineError maps an engine error to a tool error: an unknown id becomes
-// unknown (when given), input the engine refused (a cwd that is not a
-// folder, a bad size) VALIDATION_ERROR, a context's end stays itself (the
-// registry reports CANCELLED or TIMEOUT), anything else is TOOL_FAILED with
-// the engine's message.
+// engineError maps an engine error to a tool error ([registry.MapError]):
+// an unknown id becomes unknown (when given), input the engine refused (a
+// cwd that is not a folder, a bad size) VALIDATION_ERROR, a context's end
+// stays itself (the registry reports CANCELLED or TIMEOUT), anything else
+// is TOOL_FAILED with the engine's message.
 func engineError(err error, unknown error) error {
-	var te *protocol.ToolError
-	switch {
-	case errors.As(err, &te):
-		return err
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case unknown != nil && process.IsUnknown(err):
-		return unknown
-	case process.IsInvalid(err):
-		msg := redact.String(err.Error())
-		return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg, Err: err,
-			Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: "", Message: msg}}}}
-	}
-	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	return registry.MapError(err, func(err error) error {
+		switch {
+		case unknown != nil && process.IsUnknown(err):
+			return unknown
+		case process.IsInvalid(err):
+			te := registry.InvalidArg("", err.Error())
+			te.Err = err
+			return te
+		}
+		return nil
+	})
 }
 
 func unknownTerminal(id string) error {
@@ -588,15 +615,6 @@ func unknownProcess(id string) error {
 
 func unknownDevServer(id string) error {
 	return protocol.Errorf(protocol.CodeToolFailed, "Unknown dev server: %s", id)
-}
-
-// validationError is a VALIDATION_ERROR shaped like the registry's own.
-// msg must not quote an argument's value (paths may stay: the caller needs
-// them to act); it goes through the value scanner all the same.
-func validationError(field, msg string) error {
-	msg = redact.String(msg)
-	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
-		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }
 
 // orEmpty turns nil into an empty slice, so lists marshal as [].

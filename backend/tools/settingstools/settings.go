@@ -1,4 +1,4 @@
-// Package settings registers the app settings tools, get_app_settings and
+// Package settingstools registers the app settings tools, get_app_settings and
 // set_app_settings, and app_get_state, which returns the whole persisted
 // app state. They read and change a [state.Store].
 package settingstools
@@ -6,7 +6,6 @@ package settingstools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,30 +101,21 @@ func (p Patch) validate() error {
 	}
 	for i, prof := range g.IdentityProfiles {
 		if !strings.HasPrefix(prof.ID, state.IdentityProfilePrefix+"_") {
-			return validationError(fmt.Sprintf("settings.git.identityProfiles[%d].id", i),
+			return registry.InvalidArg(fmt.Sprintf("settings.git.identityProfiles[%d].id", i),
 				fmt.Sprintf("a profile id must start with %q", state.IdentityProfilePrefix+"_"))
 		}
 	}
 	if len(g.ActiveIdentityProfileID) > 0 {
 		var id *string
 		if err := json.Unmarshal(g.ActiveIdentityProfileID, &id); err != nil {
-			return validationError("settings.git.activeIdentityProfileId", "activeIdentityProfileId must be a profile id or null")
+			return registry.InvalidArg("settings.git.activeIdentityProfileId", "activeIdentityProfileId must be a profile id or null")
 		}
 		if id != nil && utf8.RuneCountInString(*id) > state.MaxIDLength {
-			return validationError("settings.git.activeIdentityProfileId",
+			return registry.InvalidArg("settings.git.activeIdentityProfileId",
 				fmt.Sprintf("argument %q must be at most %d characters long", "settings.git.activeIdentityProfileId", state.MaxIDLength))
 		}
 	}
 	return nil
-}
-
-// validationError is a VALIDATION_ERROR shaped like the registry's own.
-// msg must not quote an argument's value; it goes through the value
-// scanner all the same.
-func validationError(path, msg string) error {
-	msg = redact.String(msg)
-	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
-		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: path, Message: msg}}}}
 }
 
 func set[T any](dst *T, v *T) {
@@ -136,53 +126,55 @@ func set[T any](dst *T, v *T) {
 
 // Register adds get_app_settings, set_app_settings and app_get_state to r.
 func Register(r *registry.Registry, d Deps) {
-	registry.Register(r, registry.Tool{
-		Name:         "get_app_settings",
-		Description:  "Read the global app settings.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (protocol.ToolResult, error) {
-		return protocol.OKResult(Result{Settings: d.Store.Settings()}), nil
+	t := &tools{d: d}
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "get_app_settings", Description: "Read the global app settings.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.getSettings)},
+		{Name: "set_app_settings", Description: "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
+			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.setSettings)},
+		{Name: "app_get_state", Description: "Return the persisted app state: spaces, active space, browser and workspace tabs, settings.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.getState)},
 	})
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "set_app_settings",
-		Description:  "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
-		Capabilities: []protocol.Capability{protocol.CapWritesFiles},
-	}, func(ctx context.Context, call *registry.Call, in SetInput) (protocol.ToolResult, error) {
-		if err := in.Settings.validate(); err != nil {
-			return protocol.ToolResult{}, err
-		}
-		var out state.AppSettings
-		err := d.Store.Update(func(s *state.State) error {
-			s.Settings = in.Settings.Apply(s.Settings)
-			out = s.Settings
-			return nil
+// tools carries the dependencies of the handlers.
+type tools struct{ d Deps }
+
+// getSettings is get_app_settings.
+func (t *tools) getSettings(ctx context.Context, call *registry.Call, _ registry.NoArgs) (protocol.ToolResult, error) {
+	return protocol.OKResult(Result{Settings: t.d.Store.Settings()}), nil
+}
+
+// setSettings is set_app_settings.
+func (t *tools) setSettings(ctx context.Context, call *registry.Call, in SetInput) (protocol.ToolResult, error) {
+	if err := in.Settings.validate(); err != nil {
+		return protocol.ToolResult{}, err
+	}
+	var out state.AppSettings
+	err := t.d.Store.Update(func(s *state.State) error {
+		s.Settings = in.Settings.Apply(s.Settings)
+		out = s.Settings
+		return nil
+	})
+	if err != nil {
+		// An invariant the patch broke (an unknown active profile, a
+		// duplicate id) is the caller's mistake.
+		return protocol.ToolResult{}, registry.MapError(err, func(err error) error {
+			return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + redact.String(err.Error()), Err: err}
 		})
-		if err != nil {
-			var te *protocol.ToolError
-			if errors.As(err, &te) {
-				return protocol.ToolResult{}, err
-			}
-			// An invariant the patch broke (an unknown active profile, a
-			// duplicate id) is the caller's mistake.
-			return protocol.ToolResult{}, &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid settings: " + redact.String(err.Error()), Err: err}
-		}
-		// The change is on disk before the answer; when state.json could
-		// not be written the result says so.
-		for _, diag := range d.Store.SyncDiagnostics(ctx) {
-			call.Diagnose(diag)
-		}
-		if d.OnChange != nil {
-			d.OnChange(out)
-		}
-		return protocol.OKResult(Result{Settings: out}), nil
-	})
+	}
+	// The change is on disk before the answer; when state.json could not
+	// be written the result says so.
+	for _, diag := range t.d.Store.SyncDiagnostics(ctx) {
+		call.Diagnose(diag)
+	}
+	if t.d.OnChange != nil {
+		t.d.OnChange(out)
+	}
+	return protocol.OKResult(Result{Settings: out}), nil
+}
 
-	registry.Register(r, registry.Tool{
-		Name:         "app_get_state",
-		Description:  "Return the persisted app state: spaces, active space, browser and workspace tabs, settings.",
-		Capabilities: []protocol.Capability{protocol.CapReadOnly},
-	}, func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (state.State, error) {
-		return d.Store.Get(), nil
-	})
+// getState is app_get_state.
+func (t *tools) getState(ctx context.Context, call *registry.Call, _ registry.NoArgs) (state.State, error) {
+	return t.d.Store.Get(), nil
 }

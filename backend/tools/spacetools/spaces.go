@@ -1,4 +1,4 @@
-// Package spaces registers the space and workspace-tab tools: list_spaces,
+// Package spacetools registers the space and workspace-tab tools: list_spaces,
 // create_space, update_space, switch_space, close_space, open_workspace_tab,
 // set_workspace_tab_terminal, set_workspace_tab_file, focus_workspace_tab and
 // close_workspace_tab (the original's ten), plus set_space_layout and
@@ -10,7 +10,6 @@ package spacetools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/meith-dev/meith/backend/protocol"
-	"github.com/meith-dev/meith/backend/redact"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
 )
@@ -127,354 +125,374 @@ type SetFileInput struct {
 	SelectedGitFilePath json.RawMessage `json:"selectedGitFilePath,omitempty" jsonschema:"selected git file (string, relative to cwd) or null to clear"`
 }
 
-var (
-	readOnly    = []protocol.Capability{protocol.CapReadOnly}
-	writesFiles = []protocol.Capability{protocol.CapWritesFiles}
-	destructive = []protocol.Capability{protocol.CapDestructive}
-)
-
 // Register adds the space, workspace-tab and layout tools to r.
 func Register(r *registry.Registry, d Deps) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	st := d.Store
-	now := func() int64 { return d.Now().UnixMilli() }
+	ts := &tools{d: d}
+	writesFiles := protocol.WritesFiles()
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "list_spaces", Description: "List all spaces and the active space id.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(ts.listSpaces)},
+		{Name: "create_space", Description: "Create a new space and make it active.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.createSpace)},
+		{Name: "update_space", Description: "Rename and/or recolor a space.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.updateSpace)},
+		{Name: "switch_space", Description: "Switch the active space.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.switchSpace)},
+		{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.",
+			Capabilities: protocol.Destructive(), Handler: registry.Handle(ts.closeSpace)},
+		{Name: "open_workspace_tab", Description: "Open a workspace tab (editor/terminal/agent/preview/git) in the active space.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.openTab)},
+		{Name: "set_workspace_tab_terminal", Description: "Associate a terminal workspace tab with its live terminal session.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.setTabTerminal)},
+		{Name: "set_workspace_tab_file", Description: "Set file-focused workspace tab state: editor focused/open files or git selected file (paths relative to cwd).",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.setTabFile)},
+		{Name: "focus_workspace_tab", Description: "Make a workspace tab the active one in its space.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.focusTab)},
+		{Name: "close_workspace_tab", Description: "Close a workspace tab.",
+			Capabilities: protocol.Destructive(), Handler: registry.Handle(ts.closeTab)},
+		{Name: "set_space_layout", Description: "Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.setLayout)},
+		{Name: "move_tab", Description: "Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs.",
+			Capabilities: writesFiles, Handler: registry.Handle(ts.moveTab)},
+	})
+}
 
-	registry.Register(r, registry.Tool{Name: "list_spaces", Description: "List all spaces and the active space id.", Capabilities: readOnly},
-		func(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ListResult, error) {
-			s := st.Get()
-			return ListResult{Spaces: s.Spaces, ActiveSpaceID: s.ActiveSpaceID}, nil
-		})
+// tools carries the dependencies of the handlers.
+type tools struct{ d Deps }
 
-	registry.Register(r, registry.Tool{Name: "create_space", Description: "Create a new space and make it active.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in CreateInput) (state.Space, error) {
-			name, err := nonEmpty("name", in.Name)
-			if err != nil {
-				return state.Space{}, err
-			}
-			cwd := ""
-			if strings.TrimSpace(in.Cwd) != "" {
-				cwd = call.Path(in.Cwd)
-			}
-			var out state.Space
-			err = update(ctx, call, st, func(s *state.State) error {
-				if cwd != "" {
-					for _, sp := range s.Spaces {
-						if sp.Cwd == cwd { // one space per project folder: reuse it
-							s.ActiveSpaceID = sp.ID
-							out = sp
-							return nil
-						}
-					}
-				}
-				color := in.Color
-				if color == "" {
-					color = state.Palette[len(s.Spaces)%len(state.Palette)]
-				}
-				out = state.NewSpace(name, color, now())
-				out.Cwd = cwd
-				s.Spaces = append(s.Spaces, out)
-				s.ActiveSpaceID = out.ID
-				return nil
-			})
-			return out, err
-		})
+func (ts *tools) now() int64 { return ts.d.Now().UnixMilli() }
 
-	registry.Register(r, registry.Tool{Name: "update_space", Description: "Rename and/or recolor a space.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in UpdateInput) (state.Space, error) {
-			var name string
-			if in.Name != nil {
-				n, err := nonEmpty("name", *in.Name)
-				if err != nil {
-					return state.Space{}, err
-				}
-				name = n
-			}
-			var out state.Space
-			err := update(ctx, call, st, func(s *state.State) error {
-				sp := s.Space(in.SpaceID)
-				if sp == nil {
-					return spaceNotFound(in.SpaceID)
-				}
-				if in.Name != nil {
-					sp.Name = name
-				}
-				if in.Color != nil && *in.Color != "" {
-					sp.Color = *in.Color
-				}
-				sp.UpdatedAt = now()
-				out = sp.Clone()
-				return nil
-			})
-			return out, err
-		})
+// listSpaces is list_spaces.
+func (ts *tools) listSpaces(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ListResult, error) {
+	s := ts.d.Store.Get()
+	return ListResult{Spaces: s.Spaces, ActiveSpaceID: s.ActiveSpaceID}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "switch_space", Description: "Switch the active space.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in SpaceInput) (state.Space, error) {
-			var out state.Space
-			err := update(ctx, call, st, func(s *state.State) error {
-				sp := s.Space(in.SpaceID)
-				if sp == nil {
-					return spaceNotFound(in.SpaceID)
+// createSpace is create_space.
+func (ts *tools) createSpace(ctx context.Context, call *registry.Call, in CreateInput) (state.Space, error) {
+	name, err := nonEmpty("name", in.Name)
+	if err != nil {
+		return state.Space{}, err
+	}
+	cwd := ""
+	if strings.TrimSpace(in.Cwd) != "" {
+		cwd = call.Path(in.Cwd)
+	}
+	var out state.Space
+	err = ts.update(ctx, call, func(s *state.State) error {
+		if cwd != "" {
+			for _, sp := range s.Spaces {
+				if sp.Cwd == cwd { // one space per project folder: reuse it
+					s.ActiveSpaceID = sp.ID
+					out = sp
+					return nil
 				}
-				s.ActiveSpaceID = sp.ID
-				out = sp.Clone()
-				return nil
-			})
-			return out, err
-		})
+			}
+		}
+		color := in.Color
+		if color == "" {
+			color = state.Palette[len(s.Spaces)%len(state.Palette)]
+		}
+		out = state.NewSpace(name, color, ts.now())
+		out.Cwd = cwd
+		s.Spaces = append(s.Spaces, out)
+		s.ActiveSpaceID = out.ID
+		return nil
+	})
+	return out, err
+}
 
-	registry.Register(r, registry.Tool{Name: "close_space", Description: "Close (archive) a space and its tabs. The last space cannot be closed.", Capabilities: destructive},
-		func(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
-			var browserTabs, terminals []string
-			err := update(ctx, call, st, func(s *state.State) error {
-				browserTabs, terminals = nil, nil
-				i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
-				if i < 0 {
-					return spaceNotFound(in.SpaceID)
-				}
-				if len(s.Spaces) == 1 {
-					return protocol.Errorf(protocol.CodeToolFailed, "The last remaining space cannot be closed")
-				}
-				s.Spaces = slices.Delete(s.Spaces, i, i+1)
-				for _, t := range s.BrowserTabs {
-					if t.SpaceID == in.SpaceID {
-						browserTabs = append(browserTabs, t.ID)
-					}
-				}
-				s.BrowserTabs = slices.DeleteFunc(s.BrowserTabs, func(t state.BrowserTab) bool { return t.SpaceID == in.SpaceID })
-				var gone []state.WorkspaceTab
-				for _, t := range s.WorkspaceTabs {
-					if t.SpaceID == in.SpaceID {
-						gone = append(gone, t)
-					}
-				}
-				terminals = terminalsOf(gone)
-				s.WorkspaceTabs = slices.DeleteFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.SpaceID == in.SpaceID })
-				if s.ActiveSpaceID == in.SpaceID {
-					s.ActiveSpaceID = s.Spaces[max(0, i-1)].ID // the neighbour before it, else the new first
-				}
-				return nil
-			})
-			if err != nil {
-				return ClosedResult{}, err
-			}
-			if d.OnSpaceClosed != nil {
-				d.OnSpaceClosed(ctx, in.SpaceID, browserTabs)
-			}
-			if d.OnTerminalsReleased != nil && len(terminals) > 0 {
-				d.OnTerminalsReleased(ctx, terminals)
-			}
-			return ClosedResult{Closed: true}, nil
-		})
+// updateSpace is update_space.
+func (ts *tools) updateSpace(ctx context.Context, call *registry.Call, in UpdateInput) (state.Space, error) {
+	var name string
+	if in.Name != nil {
+		n, err := nonEmpty("name", *in.Name)
+		if err != nil {
+			return state.Space{}, err
+		}
+		name = n
+	}
+	var out state.Space
+	err := ts.update(ctx, call, func(s *state.State) error {
+		sp := s.Space(in.SpaceID)
+		if sp == nil {
+			return spaceNotFound(in.SpaceID)
+		}
+		if in.Name != nil {
+			sp.Name = name
+		}
+		if in.Color != nil && *in.Color != "" {
+			sp.Color = *in.Color
+		}
+		sp.UpdatedAt = ts.now()
+		out = sp.Clone()
+		return nil
+	})
+	return out, err
+}
 
-	registry.Register(r, registry.Tool{Name: "open_workspace_tab", Description: "Open a workspace tab (editor/terminal/agent/preview/git) in the active space.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in OpenTabInput) (state.WorkspaceTab, error) {
-			title, err := nonEmpty("title", in.Title)
-			if err != nil {
-				return state.WorkspaceTab{}, err
-			}
-			if _, err := nonEmpty("cwd", in.Cwd); err != nil {
-				return state.WorkspaceTab{}, err
-			}
-			cwd := call.Path(in.Cwd)
-			var out state.WorkspaceTab
-			err = update(ctx, call, st, func(s *state.State) error {
-				spaceID := in.SpaceID
-				if spaceID == "" {
-					spaceID = s.ActiveSpaceID
-				}
-				sp := s.Space(spaceID)
-				if sp == nil {
-					return spaceNotFound(spaceID)
-				}
-				pane := in.Pane
-				if pane == "" {
-					pane = sp.Layout.FocusedPane
-				}
-				if pane == state.PaneSecondary {
-					sp.Layout.Split = true
-				}
-				tab := state.WorkspaceTab{
-					ID: protocol.NewID(state.WorkspaceTabPrefix), SpaceID: spaceID, Kind: in.Kind, Title: title,
-					Cwd: cwd, Pane: pane, TerminalID: optional(in.TerminalID), OpenFilePaths: []string{},
-					SelectedGitFilePath: optional(in.SelectedGitFilePath), CreatedAt: now(),
-				}
-				s.WorkspaceTabs = append(s.WorkspaceTabs, tab)
-				if err := s.ShowTab(tab.ID); err != nil {
-					return err
-				}
-				out = s.WorkspaceTab(tab.ID).Clone()
-				return nil
-			})
-			return out, err
-		})
+// switchSpace is switch_space.
+func (ts *tools) switchSpace(ctx context.Context, call *registry.Call, in SpaceInput) (state.Space, error) {
+	var out state.Space
+	err := ts.update(ctx, call, func(s *state.State) error {
+		sp := s.Space(in.SpaceID)
+		if sp == nil {
+			return spaceNotFound(in.SpaceID)
+		}
+		s.ActiveSpaceID = sp.ID
+		out = sp.Clone()
+		return nil
+	})
+	return out, err
+}
 
-	registry.Register(r, registry.Tool{Name: "set_workspace_tab_terminal", Description: "Associate a terminal workspace tab with its live terminal session.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in SetTerminalInput) (state.WorkspaceTab, error) {
-			return updateTab(ctx, call, st, in.TabID, func(t *state.WorkspaceTab) error {
-				if t.Kind != state.KindTerminal {
-					return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s is not a terminal tab", t.ID)
-				}
-				t.TerminalID = in.TerminalID
-				return nil
-			})
-		})
-
-	registry.Register(r, registry.Tool{Name: "set_workspace_tab_file", Description: "Set file-focused workspace tab state: editor focused/open files or git selected file (paths relative to cwd).", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in SetFileInput) (state.WorkspaceTab, error) {
-			active, setActive, err := nullableString("activeFilePath", in.ActiveFilePath)
-			if err != nil {
-				return state.WorkspaceTab{}, err
+// closeSpace is close_space.
+func (ts *tools) closeSpace(ctx context.Context, call *registry.Call, in SpaceInput) (ClosedResult, error) {
+	var browserTabs, terminals []string
+	err := ts.update(ctx, call, func(s *state.State) error {
+		browserTabs, terminals = nil, nil
+		i := slices.IndexFunc(s.Spaces, func(sp state.Space) bool { return sp.ID == in.SpaceID })
+		if i < 0 {
+			return spaceNotFound(in.SpaceID)
+		}
+		if len(s.Spaces) == 1 {
+			return protocol.Errorf(protocol.CodeToolFailed, "The last remaining space cannot be closed")
+		}
+		s.Spaces = slices.Delete(s.Spaces, i, i+1)
+		for _, t := range s.BrowserTabs {
+			if t.SpaceID == in.SpaceID {
+				browserTabs = append(browserTabs, t.ID)
 			}
-			git, setGit, err := nullableString("selectedGitFilePath", in.SelectedGitFilePath)
-			if err != nil {
-				return state.WorkspaceTab{}, err
+		}
+		s.BrowserTabs = slices.DeleteFunc(s.BrowserTabs, func(t state.BrowserTab) bool { return t.SpaceID == in.SpaceID })
+		var gone []state.WorkspaceTab
+		for _, t := range s.WorkspaceTabs {
+			if t.SpaceID == in.SpaceID {
+				gone = append(gone, t)
 			}
-			return updateTab(ctx, call, st, in.TabID, func(t *state.WorkspaceTab) error {
-				if setActive {
-					t.ActiveFilePath = active
-				}
-				if in.OpenFilePaths != nil {
-					t.OpenFilePaths = slices.Clone(in.OpenFilePaths)
-				}
-				if setGit {
-					t.SelectedGitFilePath = git
-				}
-				return nil
-			})
-		})
+		}
+		terminals = terminalsOf(gone)
+		s.WorkspaceTabs = slices.DeleteFunc(s.WorkspaceTabs, func(t state.WorkspaceTab) bool { return t.SpaceID == in.SpaceID })
+		if s.ActiveSpaceID == in.SpaceID {
+			s.ActiveSpaceID = s.Spaces[max(0, i-1)].ID // the neighbour before it, else the new first
+		}
+		return nil
+	})
+	if err != nil {
+		return ClosedResult{}, err
+	}
+	if ts.d.OnSpaceClosed != nil {
+		ts.d.OnSpaceClosed(ctx, in.SpaceID, browserTabs)
+	}
+	if ts.d.OnTerminalsReleased != nil && len(terminals) > 0 {
+		ts.d.OnTerminalsReleased(ctx, terminals)
+	}
+	return ClosedResult{Closed: true}, nil
+}
 
-	registry.Register(r, registry.Tool{Name: "focus_workspace_tab", Description: "Make a workspace tab the active one in its space.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in TabInput) (state.WorkspaceTab, error) {
-			var out state.WorkspaceTab
-			err := update(ctx, call, st, func(s *state.State) error {
-				if s.WorkspaceTab(in.TabID) == nil {
-					return tabNotFound(in.TabID)
-				}
-				if err := s.ShowTab(in.TabID); err != nil {
-					return err
-				}
-				out = s.WorkspaceTab(in.TabID).Clone()
-				return nil
-			})
-			return out, err
-		})
+// openTab is open_workspace_tab.
+func (ts *tools) openTab(ctx context.Context, call *registry.Call, in OpenTabInput) (state.WorkspaceTab, error) {
+	title, err := nonEmpty("title", in.Title)
+	if err != nil {
+		return state.WorkspaceTab{}, err
+	}
+	if _, err := nonEmpty("cwd", in.Cwd); err != nil {
+		return state.WorkspaceTab{}, err
+	}
+	cwd := call.Path(in.Cwd)
+	var out state.WorkspaceTab
+	err = ts.update(ctx, call, func(s *state.State) error {
+		spaceID := in.SpaceID
+		if spaceID == "" {
+			spaceID = s.ActiveSpaceID
+		}
+		sp := s.Space(spaceID)
+		if sp == nil {
+			return spaceNotFound(spaceID)
+		}
+		pane := in.Pane
+		if pane == "" {
+			pane = sp.Layout.FocusedPane
+		}
+		if pane == state.PaneSecondary {
+			sp.Layout.Split = true
+		}
+		tab := state.WorkspaceTab{
+			ID: protocol.NewID(state.WorkspaceTabPrefix), SpaceID: spaceID, Kind: in.Kind, Title: title,
+			Cwd: cwd, Pane: pane, TerminalID: optional(in.TerminalID), OpenFilePaths: []string{},
+			SelectedGitFilePath: optional(in.SelectedGitFilePath), CreatedAt: ts.now(),
+		}
+		s.WorkspaceTabs = append(s.WorkspaceTabs, tab)
+		if err := s.ShowTab(tab.ID); err != nil {
+			return err
+		}
+		out = s.WorkspaceTab(tab.ID).Clone()
+		return nil
+	})
+	return out, err
+}
 
-	registry.Register(r, registry.Tool{Name: "close_workspace_tab", Description: "Close a workspace tab.", Capabilities: destructive},
-		func(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
-			var terminals []string
-			err := update(ctx, call, st, func(s *state.State) error {
-				closed, err := s.RemoveWorkspaceTab(in.TabID)
-				if state.IsTabNotFound(err) {
-					return tabNotFound(in.TabID)
-				}
-				terminals = terminalsOf([]state.WorkspaceTab{closed})
+// setTabTerminal is set_workspace_tab_terminal.
+func (ts *tools) setTabTerminal(ctx context.Context, call *registry.Call, in SetTerminalInput) (state.WorkspaceTab, error) {
+	return ts.updateTab(ctx, call, in.TabID, func(t *state.WorkspaceTab) error {
+		if t.Kind != state.KindTerminal {
+			return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s is not a terminal tab", t.ID)
+		}
+		t.TerminalID = in.TerminalID
+		return nil
+	})
+}
+
+// setTabFile is set_workspace_tab_file.
+func (ts *tools) setTabFile(ctx context.Context, call *registry.Call, in SetFileInput) (state.WorkspaceTab, error) {
+	active, setActive, err := nullableString("activeFilePath", in.ActiveFilePath)
+	if err != nil {
+		return state.WorkspaceTab{}, err
+	}
+	git, setGit, err := nullableString("selectedGitFilePath", in.SelectedGitFilePath)
+	if err != nil {
+		return state.WorkspaceTab{}, err
+	}
+	return ts.updateTab(ctx, call, in.TabID, func(t *state.WorkspaceTab) error {
+		if setActive {
+			t.ActiveFilePath = active
+		}
+		if in.OpenFilePaths != nil {
+			t.OpenFilePaths = slices.Clone(in.OpenFilePaths)
+		}
+		if setGit {
+			t.SelectedGitFilePath = git
+		}
+		return nil
+	})
+}
+
+// focusTab is focus_workspace_tab.
+func (ts *tools) focusTab(ctx context.Context, call *registry.Call, in TabInput) (state.WorkspaceTab, error) {
+	var out state.WorkspaceTab
+	err := ts.update(ctx, call, func(s *state.State) error {
+		if s.WorkspaceTab(in.TabID) == nil {
+			return tabNotFound(in.TabID)
+		}
+		if err := s.ShowTab(in.TabID); err != nil {
+			return err
+		}
+		out = s.WorkspaceTab(in.TabID).Clone()
+		return nil
+	})
+	return out, err
+}
+
+// closeTab is close_workspace_tab.
+func (ts *tools) closeTab(ctx context.Context, call *registry.Call, in TabInput) (ClosedResult, error) {
+	var terminals []string
+	err := ts.update(ctx, call, func(s *state.State) error {
+		closed, err := s.RemoveWorkspaceTab(in.TabID)
+		if state.IsTabNotFound(err) {
+			return tabNotFound(in.TabID)
+		}
+		terminals = terminalsOf([]state.WorkspaceTab{closed})
+		return err
+	})
+	if err != nil {
+		return ClosedResult{}, err
+	}
+	// A terminal tab's shell ends with its tab.
+	if ts.d.OnTerminalsReleased != nil && len(terminals) > 0 {
+		ts.d.OnTerminalsReleased(ctx, terminals)
+	}
+	return ClosedResult{Closed: true}, nil
+}
+
+// setLayout is set_space_layout.
+func (ts *tools) setLayout(ctx context.Context, call *registry.Call, in LayoutInput) (state.Space, error) {
+	var out state.Space
+	err := ts.update(ctx, call, func(s *state.State) error {
+		spaceID := in.SpaceID
+		if spaceID == "" {
+			spaceID = s.ActiveSpaceID
+		}
+		sp := s.Space(spaceID)
+		if sp == nil {
+			return spaceNotFound(spaceID)
+		}
+		if in.Split != nil {
+			if err := s.SetSplit(spaceID, *in.Split); err != nil {
 				return err
-			})
-			if err != nil {
-				return ClosedResult{}, err
 			}
-			// A terminal tab's shell ends with its tab.
-			if d.OnTerminalsReleased != nil && len(terminals) > 0 {
-				d.OnTerminalsReleased(ctx, terminals)
+		}
+		l := &sp.Layout
+		if in.SplitRatio != nil {
+			l.SplitRatio = *in.SplitRatio
+		}
+		if in.FocusedPane != "" {
+			if in.FocusedPane == state.PaneSecondary && !l.Split {
+				return protocol.Errorf(protocol.CodeToolFailed, "Space %s is not split: it has no secondary pane to focus", spaceID)
 			}
-			return ClosedResult{Closed: true}, nil
-		})
+			l.FocusedPane = in.FocusedPane
+		}
+		if in.DrawerOpen != nil {
+			l.DrawerOpen = *in.DrawerOpen
+		}
+		if in.DrawerHeight != nil {
+			l.DrawerHeight = *in.DrawerHeight
+		}
+		s.NormalizeLayouts()
+		out = s.Space(spaceID).Clone()
+		return nil
+	})
+	return out, err
+}
 
-	registry.Register(r, registry.Tool{Name: "set_space_layout", Description: "Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in LayoutInput) (state.Space, error) {
-			var out state.Space
-			err := update(ctx, call, st, func(s *state.State) error {
-				spaceID := in.SpaceID
-				if spaceID == "" {
-					spaceID = s.ActiveSpaceID
-				}
-				sp := s.Space(spaceID)
-				if sp == nil {
-					return spaceNotFound(spaceID)
-				}
-				if in.Split != nil {
-					if err := s.SetSplit(spaceID, *in.Split); err != nil {
-						return err
-					}
-				}
-				l := &sp.Layout
-				if in.SplitRatio != nil {
-					l.SplitRatio = *in.SplitRatio
-				}
-				if in.FocusedPane != "" {
-					if in.FocusedPane == state.PaneSecondary && !l.Split {
-						return protocol.Errorf(protocol.CodeToolFailed, "Space %s is not split: it has no secondary pane to focus", spaceID)
-					}
-					l.FocusedPane = in.FocusedPane
-				}
-				if in.DrawerOpen != nil {
-					l.DrawerOpen = *in.DrawerOpen
-				}
-				if in.DrawerHeight != nil {
-					l.DrawerHeight = *in.DrawerHeight
-				}
-				s.NormalizeLayouts()
-				out = s.Space(spaceID).Clone()
-				return nil
-			})
-			return out, err
-		})
-
-	registry.Register(r, registry.Tool{Name: "move_tab", Description: "Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs.", Capabilities: writesFiles},
-		func(ctx context.Context, call *registry.Call, in MoveTabInput) (state.Space, error) {
-			var out state.Space
-			err := update(ctx, call, st, func(s *state.State) error {
-				err := s.MoveTab(in.TabID, in.Pane)
-				switch {
-				case state.IsTabNotFound(err):
-					return protocol.Errorf(protocol.CodeToolFailed, "Tab %s not found", in.TabID)
-				case state.IsBrowserPane(err):
-					return protocol.Errorf(protocol.CodeToolFailed, "Only one pane can hold browser tabs: the space's other browser tabs are in the other pane")
-				case err != nil:
-					return err
-				}
-				ref := s.WorkspaceTab(in.TabID)
-				spaceID := ""
-				if ref != nil {
-					spaceID = ref.SpaceID
-				} else if b := s.BrowserTab(in.TabID); b != nil {
-					spaceID = b.SpaceID
-				}
-				s.NormalizeLayouts()
-				out = s.Space(spaceID).Clone()
-				return nil
-			})
-			return out, err
-		})
+// moveTab is move_tab.
+func (ts *tools) moveTab(ctx context.Context, call *registry.Call, in MoveTabInput) (state.Space, error) {
+	var out state.Space
+	err := ts.update(ctx, call, func(s *state.State) error {
+		err := s.MoveTab(in.TabID, in.Pane)
+		switch {
+		case state.IsTabNotFound(err):
+			return protocol.Errorf(protocol.CodeToolFailed, "Tab %s not found", in.TabID)
+		case state.IsBrowserPane(err):
+			return protocol.Errorf(protocol.CodeToolFailed, "Only one pane can hold browser tabs: the space's other browser tabs are in the other pane")
+		case err != nil:
+			return err
+		}
+		ref := s.WorkspaceTab(in.TabID)
+		spaceID := ""
+		if ref != nil {
+			spaceID = ref.SpaceID
+		} else if b := s.BrowserTab(in.TabID); b != nil {
+			spaceID = b.SpaceID
+		}
+		s.NormalizeLayouts()
+		out = s.Space(spaceID).Clone()
+		return nil
+	})
+	return out, err
 }
 
 // update runs fn through the store, keeping a *protocol.ToolError as is and
-// turning anything else into TOOL_FAILED. A change is on disk before the
-// tool answers ([state.Store.Sync]); when state.json could not be written,
-// the change stays in memory and the result carries a diagnostic saying
-// it was not saved.
-func update(ctx context.Context, call *registry.Call, st *state.Store, fn func(*state.State) error) error {
-	err := st.Update(fn)
-	var te *protocol.ToolError
-	switch {
-	case err == nil:
-		for _, d := range st.SyncDiagnostics(ctx) {
-			call.Diagnose(d)
-		}
-		return nil
-	case errors.As(err, &te):
-		return err
+// turning anything else into TOOL_FAILED ([registry.MapError]). A change
+// is on disk before the tool answers ([state.Store.Sync]); when state.json
+// could not be written, the change stays in memory and the result carries
+// a diagnostic saying it was not saved.
+func (ts *tools) update(ctx context.Context, call *registry.Call, fn func(*state.State) error) error {
+	if err := ts.d.Store.Update(fn); err != nil {
+		return registry.MapError(err, nil)
 	}
-	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error(), Err: err}
+	for _, d := range ts.d.Store.SyncDiagnostics(ctx) {
+		call.Diagnose(d)
+	}
+	return nil
 }
 
 // updateTab changes one workspace tab and returns its new value.
-func updateTab(ctx context.Context, call *registry.Call, st *state.Store, id string, fn func(*state.WorkspaceTab) error) (state.WorkspaceTab, error) {
+func (ts *tools) updateTab(ctx context.Context, call *registry.Call, id string, fn func(*state.WorkspaceTab) error) (state.WorkspaceTab, error) {
 	var out state.WorkspaceTab
-	err := update(ctx, call, st, func(s *state.State) error {
+	err := ts.update(ctx, call, func(s *state.State) error {
 		t := s.WorkspaceTab(id)
 		if t == nil {
 			return tabNotFound(id)
@@ -500,7 +518,7 @@ func tabNotFound(id string) error {
 func nonEmpty(field, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", validationError(field, field+" must not be empty")
+		return "", registry.InvalidArg(field, field+" must not be empty")
 	}
 	return v, nil
 }
@@ -517,21 +535,12 @@ func nullableString(field string, raw json.RawMessage) (v *string, set bool, err
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, false, validationError(field, field+" must be a string or null")
+		return nil, false, registry.InvalidArg(field, field+" must be a string or null")
 	}
 	if n := utf8.RuneCountInString(s); n > state.MaxPathLength {
-		return nil, false, validationError(field, fmt.Sprintf("argument %q must be at most %d characters long, got %d", field, state.MaxPathLength, n))
+		return nil, false, registry.InvalidArg(field, fmt.Sprintf("argument %q must be at most %d characters long, got %d", field, state.MaxPathLength, n))
 	}
 	return &s, true, nil
-}
-
-// validationError is a VALIDATION_ERROR shaped like the registry's own.
-// msg must not quote an argument's value; it goes through the value
-// scanner all the same.
-func validationError(field, msg string) error {
-	msg = redact.String(msg)
-	return &protocol.ToolError{Code: protocol.CodeValidation, Message: "Invalid arguments: " + msg,
-		Details: registry.ValidationDetails{Issues: []registry.Issue{{Path: field, Message: msg}}}}
 }
 
 func optional(s string) *string {
