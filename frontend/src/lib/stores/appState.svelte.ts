@@ -206,6 +206,19 @@ export class AppStateStore {
     return r?.closed ?? false;
   }
 
+  /**
+   * Ctrl+W: closes the tab the focused pane shows — as it is once the
+   * changes the user made before (a drop that moved a tab, a pane focused
+   * by a click) have reached the backend and been read back, not as the
+   * page showed it when the key went down.
+   */
+  async closeFocused(): Promise<boolean> {
+    await this.pending;
+    await this.refresh();
+    const item = this.focusedItem;
+    return item ? this.closeItem(item) : false;
+  }
+
   /** Focuses a pane (a no-op when it has the focus already). */
   focusPane(pane: Pane): Promise<Space | undefined> {
     if (this.layout.focusedPane === pane) return Promise.resolve(this.activeSpace);

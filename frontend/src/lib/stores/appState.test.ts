@@ -407,6 +407,22 @@ describe('AppStateStore layout', () => {
     expect(store.secondaryItems).toEqual([]);
   });
 
+  // The e2e flake "split: … Ctrl+W": a key pressed right after a drop closed
+  // the tab the page showed before the drop's move was read back.
+  it('Ctrl+W right after a drop closes the moved tab, in the pane it was dropped in', async () => {
+    store.start();
+    await settle();
+    await store.openTab('editor');
+    await store.openTab('editor');
+    const [t1, t2] = store.tabs.map((t) => t.id);
+    expect(store.layout.focusedPane).toBe('primary');
+    void store.moveTab(t1, 'secondary'); // the drop, not awaited: the key comes at once
+    const closed = store.closeFocused();
+    expect(await closed).toBe(true);
+    expect(fake.db.calls.filter((c) => c.tool === 'close_workspace_tab').map((c) => c.args.tabId)).toEqual([t1]);
+    expect(fake.db.state.workspaceTabs.map((t) => t.id)).toEqual([t2]);
+  });
+
   it('applies a layout change at once, before the backend answers', async () => {
     store.start();
     await settle();
