@@ -167,7 +167,7 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 	now := time.Now().UnixMilli()
 	user := Message{ID: protocol.NewID("msg"), Role: RoleUser, CreatedAt: now, Parts: []Part{{Type: PartText, Text: text}},
 		ToolCalls: []ToolCall{}, Attachments: atts}
-	if err := s.store.AppendMessage(sess.ID, user); err != nil {
+	if err := s.store.appendMessage(sess.ID, user); err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the message: %w", err)
 	}
 	if sess.Title == DefaultTitle && text != "" {
@@ -175,7 +175,7 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 		sess.Title = AutoTitle(first)
 	}
 	sess.Status, sess.UpdatedAt, sess.LastError = StatusRunning, now, ""
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the session: %w", err)
 	}
 	s.changed(sess.ID, ChangeSessions)
@@ -188,7 +188,7 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 	s.mu.Lock()
 	r.msg = asst
 	r.lastFlush = time.Now()
-	err := s.store.AppendMessage(sess.ID, cloneMessage(*asst))
+	err := s.store.appendMessage(sess.ID, cloneMessage(*asst))
 	s.mu.Unlock()
 	if err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the message: %w", err)
@@ -236,7 +236,7 @@ func (s *Service) prompt(r *run, l *liveSession, sess Session, user Message, lab
 	pc.Instructions = FindInstructionFiles(pc.RepoRoot, sess.Cwd)
 	system := BuildSystemPrompt(s.agentTools(), pc)
 	var history []Message
-	if tr, err := s.store.Transcript(sess.ID, ReadLimits{}); err == nil {
+	if tr, err := s.store.transcript(sess.ID, readLimits{}); err == nil {
 		for _, m := range tr.Messages {
 			if m.ID == user.ID || m.ID == r.msg.ID {
 				continue
@@ -358,7 +358,7 @@ func (s *Service) callTool(ctx context.Context, sessionID, name string, args jso
 		return protocol.ErrorResult(protocol.CodePermissionDenied,
 			"The agent session has no run in progress: meith's tools can only be called while a request of the user runs.", nil)
 	}
-	sess, ok := s.store.Session(sessionID)
+	sess, ok := s.store.session(sessionID)
 	if !ok {
 		return protocol.ErrorResult(protocol.CodePermissionDenied, "The agent session was deleted.", nil)
 	}
@@ -449,7 +449,7 @@ func (s *Service) record(r *run, sessionID string, p Patch) {
 	s.flushTextLocked(r, sessionID)
 	p.MessageID = r.msg.ID
 	p.Apply(r.msg)
-	err := s.store.AppendPatch(sessionID, p)
+	err := s.store.appendPatch(sessionID, p)
 	s.mu.Unlock()
 	if err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save the transcript of %s: %v", sessionID, err)
@@ -465,7 +465,7 @@ func (s *Service) flushTextLocked(r *run, sessionID string) {
 	p := Patch{MessageID: r.msg.ID, AppendText: r.textBuf}
 	r.textBuf = nil
 	r.lastFlush = time.Now()
-	if err := s.store.AppendPatch(sessionID, p); err != nil {
+	if err := s.store.appendPatch(sessionID, p); err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save the text of %s: %v", sessionID, err)
 	}
 }
@@ -658,7 +658,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 	usage := r.usage
 	r.msg = nil
 	s.mu.Unlock()
-	if cur, ok := s.store.Session(sess.ID); ok {
+	if cur, ok := s.store.session(sess.ID); ok {
 		sess = cur
 	}
 	sess.Status, sess.UpdatedAt = status, time.Now().UnixMilli()
@@ -668,7 +668,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 	if usage != nil {
 		sess.Usage = usage
 	}
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save session %s: %v", sess.ID, err)
 	}
 	if info != nil {
