@@ -172,7 +172,7 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 	}
 	if sess.Title == DefaultTitle && text != "" {
 		first, _, _ := strings.Cut(text, "\n") // the first line says what it is about
-		sess.Title = AutoTitle(first)
+		sess.Title = autoTitle(first)
 	}
 	sess.Status, sess.UpdatedAt, sess.LastError = StatusRunning, now, ""
 	if err := s.store.putSession(sess); err != nil {
@@ -228,13 +228,10 @@ func (s *Service) prompt(r *run, l *liveSession, sess Session, user Message, lab
 	if err != nil {
 		return "", err
 	}
-	var pc PromptContext
-	if s.opts.Context != nil {
-		pc = s.opts.Context(r.ctx, sess.Cwd, deref(sess.SpaceID))
-	}
+	pc := s.opts.Surroundings.gather(r.ctx, sess.Cwd, deref(sess.SpaceID))
 	pc.Cwd, pc.AutoAccept = sess.Cwd, sess.AutoAccept
-	pc.Instructions = FindInstructionFiles(pc.RepoRoot, sess.Cwd)
-	system := BuildSystemPrompt(s.agentTools(), pc)
+	pc.Instructions = findInstructionFiles(pc.RepoRoot, sess.Cwd)
+	system := buildSystemPrompt(s.agentTools(), pc)
 	var history []Message
 	if tr, err := s.store.transcript(sess.ID, readLimits{}); err == nil {
 		for _, m := range tr.Messages {
@@ -255,7 +252,7 @@ func (s *Service) prompt(r *run, l *liveSession, sess Session, user Message, lab
 		request = b.String()
 	}
 	r.emit(protocol.Progress(label+" is working…", -1))
-	return proc.Prompt(r.ctx, FormatPrompt(system, history, request), func(u acp.Update) { s.onUpdate(r, sess.ID, u) })
+	return proc.Prompt(r.ctx, formatPrompt(system, history, request), func(u acp.Update) { s.onUpdate(r, sess.ID, u) })
 }
 
 func deref(p *string) string {

@@ -50,9 +50,9 @@ type Options struct {
 	Bridge      *mcpbridge.Bridge
 	// Settings returns the app settings (git.checkpointBeforeAgentRun).
 	Settings func() state.AppSettings
-	// Context gathers what the system prompt says about the session's
-	// surroundings (space, tabs, dev servers, git); nil gives only the cwd.
-	Context func(ctx context.Context, cwd, spaceID string) PromptContext
+	// Surroundings are the engines the system prompt describes (space,
+	// tabs, dev servers, terminals, git); unset ones are left out.
+	Surroundings Surroundings
 	// Env is added to the agent process's environment (MEITH_SOCKET…).
 	Env []string
 	// Logf logs at a level.
