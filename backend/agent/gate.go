@@ -91,7 +91,7 @@ func beyondOriginMessage(tool string, caps []protocol.Capability, origin protoco
 // denied at once when no window is open to ask (a headless runtime).
 func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, caps []protocol.Capability,
 	before func(*run)) (verdict, protocol.ClientInfo) {
-	sess, ok := s.store.Session(sid)
+	sess, ok := s.store.session(sid)
 	if !ok {
 		return verdictUnknown, protocol.ClientInfo{}
 	}

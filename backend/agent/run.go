@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,10 +50,6 @@ type placement struct {
 // placeGrace is how long a meith tool call that ended waits for the
 // agent's report of it before its part is put at the end of the text.
 const placeGrace = 2 * time.Second
-
-// textFlushInterval is how often streamed text is persisted as a patch
-// (the live message in memory is always current).
-const textFlushInterval = 250 * time.Millisecond
 
 // SendInput is one user message to a session; an empty SessionID creates a
 // session in Cwd (and SpaceID).
@@ -167,15 +162,15 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 	now := time.Now().UnixMilli()
 	user := Message{ID: protocol.NewID("msg"), Role: RoleUser, CreatedAt: now, Parts: []Part{{Type: PartText, Text: text}},
 		ToolCalls: []ToolCall{}, Attachments: atts}
-	if err := s.store.AppendMessage(sess.ID, user); err != nil {
+	if err := s.store.appendMessage(sess.ID, user); err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the message: %w", err)
 	}
 	if sess.Title == DefaultTitle && text != "" {
 		first, _, _ := strings.Cut(text, "\n") // the first line says what it is about
-		sess.Title = AutoTitle(first)
+		sess.Title = autoTitle(first)
 	}
 	sess.Status, sess.UpdatedAt, sess.LastError = StatusRunning, now, ""
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the session: %w", err)
 	}
 	s.changed(sess.ID, ChangeSessions)
@@ -188,7 +183,7 @@ func (s *Service) execute(r *run, l *liveSession, sess Session, text string, att
 	s.mu.Lock()
 	r.msg = asst
 	r.lastFlush = time.Now()
-	err := s.store.AppendMessage(sess.ID, cloneMessage(*asst))
+	err := s.store.appendMessage(sess.ID, cloneMessage(*asst))
 	s.mu.Unlock()
 	if err != nil {
 		return SendResult{}, fmt.Errorf("agent: save the message: %w", err)
@@ -228,15 +223,12 @@ func (s *Service) prompt(r *run, l *liveSession, sess Session, user Message, lab
 	if err != nil {
 		return "", err
 	}
-	var pc PromptContext
-	if s.opts.Context != nil {
-		pc = s.opts.Context(r.ctx, sess.Cwd, deref(sess.SpaceID))
-	}
+	pc := s.opts.Surroundings.gather(r.ctx, sess.Cwd, deref(sess.SpaceID))
 	pc.Cwd, pc.AutoAccept = sess.Cwd, sess.AutoAccept
-	pc.Instructions = FindInstructionFiles(pc.RepoRoot, sess.Cwd)
-	system := BuildSystemPrompt(s.agentTools(), pc)
+	pc.Instructions = findInstructionFiles(pc.RepoRoot, sess.Cwd)
+	system := buildSystemPrompt(s.agentTools(), pc)
 	var history []Message
-	if tr, err := s.store.Transcript(sess.ID, ReadLimits{}); err == nil {
+	if tr, err := s.store.transcript(sess.ID, readLimits{}); err == nil {
 		for _, m := range tr.Messages {
 			if m.ID == user.ID || m.ID == r.msg.ID {
 				continue
@@ -255,7 +247,7 @@ func (s *Service) prompt(r *run, l *liveSession, sess Session, user Message, lab
 		request = b.String()
 	}
 	r.emit(protocol.Progress(label+" is working…", -1))
-	return proc.Prompt(r.ctx, FormatPrompt(system, history, request), func(u acp.Update) { s.onUpdate(r, sess.ID, u) })
+	return proc.Prompt(r.ctx, formatPrompt(system, history, request), func(u acp.Update) { s.onUpdate(r, sess.ID, u) })
 }
 
 func deref(p *string) string {
@@ -358,7 +350,7 @@ func (s *Service) callTool(ctx context.Context, sessionID, name string, args jso
 		return protocol.ErrorResult(protocol.CodePermissionDenied,
 			"The agent session has no run in progress: meith's tools can only be called while a request of the user runs.", nil)
 	}
-	sess, ok := s.store.Session(sessionID)
+	sess, ok := s.store.session(sessionID)
 	if !ok {
 		return protocol.ErrorResult(protocol.CodePermissionDenied, "The agent session was deleted.", nil)
 	}
@@ -449,7 +441,7 @@ func (s *Service) record(r *run, sessionID string, p Patch) {
 	s.flushTextLocked(r, sessionID)
 	p.MessageID = r.msg.ID
 	p.Apply(r.msg)
-	err := s.store.AppendPatch(sessionID, p)
+	err := s.store.appendPatch(sessionID, p)
 	s.mu.Unlock()
 	if err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save the transcript of %s: %v", sessionID, err)
@@ -465,145 +457,8 @@ func (s *Service) flushTextLocked(r *run, sessionID string) {
 	p := Patch{MessageID: r.msg.ID, AppendText: r.textBuf}
 	r.textBuf = nil
 	r.lastFlush = time.Now()
-	if err := s.store.AppendPatch(sessionID, p); err != nil {
+	if err := s.store.appendPatch(sessionID, p); err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save the text of %s: %v", sessionID, err)
-	}
-}
-
-// onUpdate applies one ACP update to the run's message.
-func (s *Service) onUpdate(r *run, sessionID string, u acp.Update) {
-	switch u.Kind {
-	case acp.UpdateMessage, acp.UpdateThought:
-		if u.Text == "" {
-			return
-		}
-		typ := PartText
-		if u.Kind == acp.UpdateThought {
-			typ = PartThought
-		}
-		s.mu.Lock()
-		if r.msg == nil {
-			s.mu.Unlock()
-			return
-		}
-		Patch{MessageID: r.msg.ID, AppendText: &Part{Type: typ, Text: u.Text}}.Apply(r.msg)
-		if r.textBuf != nil && r.textBuf.Type != typ {
-			s.flushTextLocked(r, sessionID)
-		}
-		if r.textBuf == nil {
-			r.textBuf = &Part{Type: typ}
-		}
-		r.textBuf.Text += u.Text
-		if time.Since(r.lastFlush) >= textFlushInterval {
-			s.flushTextLocked(r, sessionID)
-		}
-		s.mu.Unlock()
-		if typ == PartText {
-			r.emit(protocol.PartialText(u.Text))
-		}
-		s.changed(sessionID, ChangeTranscript)
-	case acp.UpdateToolCall, acp.UpdateToolCallUpdate:
-		if u.ToolCall == nil {
-			return
-		}
-		s.mu.Lock()
-		name := cmp.Or(acp.MeithToolName(u.ToolCall.Name), acp.MeithToolName(u.ToolCall.Title))
-		if r.meithCalls[u.ToolCall.ID] || name != "" {
-			// Recorded by callTool with its real arguments and result; the
-			// report (the first one) says where the call goes in the text.
-			if r.meithCalls == nil {
-				r.meithCalls = map[string]bool{}
-			}
-			first := !r.meithCalls[u.ToolCall.ID]
-			r.meithCalls[u.ToolCall.ID] = true
-			var id string
-			if first && name != "" {
-				if i := slices.IndexFunc(r.unplaced, func(p placement) bool { return p.name == name }); i >= 0 {
-					id = r.unplaced[i].id
-				} else {
-					r.reports = append(r.reports, name)
-				}
-			}
-			s.mu.Unlock()
-			if id != "" {
-				s.place(r, sessionID, id)
-			}
-			return
-		}
-		var tc ToolCall
-		if r.msg != nil {
-			if p := r.msg.ToolCall(u.ToolCall.ID); p != nil {
-				tc = *p
-			}
-		}
-		s.mu.Unlock()
-		mergeAgentToolCall(&tc, *u.ToolCall)
-		s.putToolCall(r, sessionID, tc)
-		if u.Kind == acp.UpdateToolCall {
-			r.emit(protocol.Progress("agent: "+cmp.Or(tc.Title, tc.Name), -1))
-		}
-	case acp.UpdatePlan:
-		plan := make([]PlanEntry, 0, len(u.Plan))
-		for _, e := range u.Plan {
-			plan = append(plan, PlanEntry{Content: e.Content, Status: e.Status, Priority: e.Priority})
-		}
-		s.record(r, sessionID, Patch{Plan: plan})
-	case acp.UpdateUsage:
-		if u.Usage == nil {
-			return
-		}
-		us := &Usage{InputTokens: u.Usage.InputTokens, OutputTokens: u.Usage.OutputTokens, Used: u.Usage.Used,
-			Size: u.Usage.Size, CostAmount: u.Usage.CostAmount, CostCurrency: u.Usage.CostCurrency}
-		s.mu.Lock()
-		r.usage = us
-		s.mu.Unlock()
-		s.record(r, sessionID, Patch{Usage: us})
-	}
-}
-
-// mergeAgentToolCall folds an ACP tool call report into tc.
-func mergeAgentToolCall(tc *ToolCall, u acp.ToolCall) {
-	tc.ID, tc.Source = u.ID, SourceAgent
-	if tc.StartedAt == 0 {
-		tc.StartedAt = time.Now().UnixMilli()
-	}
-	if u.Title != "" {
-		tc.Title = u.Title
-	}
-	if u.Name != "" {
-		tc.Name = u.Name
-	}
-	if tc.Name == "" {
-		tc.Name = cmp.Or(tc.Title, u.Kind, "tool")
-	}
-	if u.Kind != "" {
-		tc.Kind = u.Kind
-	}
-	if len(u.RawInput) > 0 {
-		tc.Args = boundJSON(u.RawInput, maxArgsBytes)
-	}
-	if u.Output != "" {
-		tc.Output = u.Output
-	}
-	switch u.Status {
-	case "pending":
-		if tc.Status == "" {
-			tc.Status = ToolPending
-		}
-	case "in_progress":
-		if tc.Status != ToolAwaitingPermission {
-			tc.Status = ToolRunning
-		}
-	case "completed":
-		tc.Status, tc.EndedAt = ToolCompleted, time.Now().UnixMilli()
-	case "failed":
-		if tc.Status != ToolDenied {
-			tc.Status = ToolFailed
-		}
-		tc.EndedAt = time.Now().UnixMilli()
-	}
-	if tc.Status == "" {
-		tc.Status = ToolPending
 	}
 }
 
@@ -658,7 +513,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 	usage := r.usage
 	r.msg = nil
 	s.mu.Unlock()
-	if cur, ok := s.store.Session(sess.ID); ok {
+	if cur, ok := s.store.session(sess.ID); ok {
 		sess = cur
 	}
 	sess.Status, sess.UpdatedAt = status, time.Now().UnixMilli()
@@ -668,7 +523,7 @@ func (s *Service) finish(r *run, sess Session, stop string, runErr error) SendRe
 	if usage != nil {
 		sess.Usage = usage
 	}
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		s.opts.Logf(protocol.LevelWarn, "save session %s: %v", sess.ID, err)
 	}
 	if info != nil {

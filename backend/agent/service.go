@@ -50,9 +50,9 @@ type Options struct {
 	Bridge      *mcpbridge.Bridge
 	// Settings returns the app settings (git.checkpointBeforeAgentRun).
 	Settings func() state.AppSettings
-	// Context gathers what the system prompt says about the session's
-	// surroundings (space, tabs, dev servers, git); nil gives only the cwd.
-	Context func(ctx context.Context, cwd, spaceID string) PromptContext
+	// Surroundings are the engines the system prompt describes (space,
+	// tabs, dev servers, terminals, git); unset ones are left out.
+	Surroundings Surroundings
 	// Env is added to the agent process's environment (MEITH_SOCKET…).
 	Env []string
 	// Logf logs at a level.
@@ -69,7 +69,7 @@ type Options struct {
 // Service is the AgentService. It is safe for concurrent use.
 type Service struct {
 	opts    Options
-	store   *Store
+	store   *store
 	cfgPath string
 	ctx     context.Context // ends at Close
 	stop    context.CancelFunc
@@ -129,7 +129,7 @@ func New(opts Options) (*Service, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent: create %s: %w", opts.Dir, err)
 	}
-	st, err := OpenStore(opts.Dir, func(format string, args ...any) { opts.Logf(protocol.LevelWarn, format, args...) })
+	st, err := openStore(opts.Dir, func(format string, args ...any) { opts.Logf(protocol.LevelWarn, format, args...) })
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -176,7 +176,7 @@ func (s *Service) Close(ctx context.Context) error {
 	for _, id := range s.opts.Bridge.Sessions() {
 		s.opts.Bridge.Unregister(id)
 	}
-	return s.store.Close()
+	return s.store.close()
 }
 
 // changed sends a hint.
@@ -332,7 +332,7 @@ type SessionInfo struct {
 // Sessions returns the sessions, newest first, of a space and/or a folder
 // (empty filters match all).
 func (s *Service) Sessions(spaceID, cwd string) []SessionInfo {
-	all := s.store.Sessions()
+	all := s.store.sessions()
 	out := make([]SessionInfo, 0, len(all))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -354,7 +354,7 @@ func (s *Service) Sessions(spaceID, cwd string) []SessionInfo {
 
 // Session returns a session or a VALIDATION_ERROR naming the id.
 func (s *Service) Session(id string) (Session, error) {
-	sess, ok := s.store.Session(id)
+	sess, ok := s.store.session(id)
 	if !ok {
 		return Session{}, protocol.Errorf(protocol.CodeValidation, "Unknown agent session: %s (agent_list_sessions lists them)", id)
 	}
@@ -386,7 +386,7 @@ func (s *Service) Create(in CreateInput) (Session, error) {
 		sp := in.SpaceID
 		sess.SpaceID = &sp
 	}
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		return Session{}, fmt.Errorf("agent: save session: %w", err)
 	}
 	s.changed(sess.ID, ChangeSessions)
@@ -449,7 +449,7 @@ func (s *Service) Update(ctx context.Context, id string, in UpdateInput, trusted
 	} else {
 		sess.UpdatedAt = now
 	}
-	if err := s.store.PutSession(sess); err != nil {
+	if err := s.store.putSession(sess); err != nil {
 		return Session{}, fmt.Errorf("agent: save session: %w", err)
 	}
 	if configChanged {
@@ -509,7 +509,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	s.mu.Lock()
 	delete(s.live, id)
 	s.mu.Unlock()
-	if err := s.store.DeleteSession(id); err != nil {
+	if err := s.store.deleteSession(id); err != nil {
 		return fmt.Errorf("agent: delete session: %w", err)
 	}
 	s.changed(id, ChangeDeleted)
@@ -532,7 +532,7 @@ func (s *Service) Transcript(id string, maxMessages int) (TranscriptView, error)
 	if err != nil {
 		return TranscriptView{}, err
 	}
-	tr, err := s.store.Transcript(id, ReadLimits{MaxMessages: maxMessages})
+	tr, err := s.store.transcript(id, readLimits{MaxMessages: maxMessages})
 	if err != nil {
 		return TranscriptView{}, fmt.Errorf("agent: read transcript: %w", err)
 	}

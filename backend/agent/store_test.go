@@ -38,14 +38,14 @@ func (l *storeTestLog) count(substr string) int {
 	return n
 }
 
-func openTestStore(t *testing.T, dir string) (*Store, *storeTestLog) {
+func openTestStore(t *testing.T, dir string) (*store, *storeTestLog) {
 	t.Helper()
 	log := &storeTestLog{}
-	st, err := OpenStore(dir, log.logf)
+	st, err := openStore(dir, log.logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { st.close() })
 	return st, log
 }
 
@@ -67,7 +67,7 @@ func storeJSON(t *testing.T, v any) string {
 }
 
 // readEverything reads everything.
-var readEverything = ReadLimits{MaxBytes: 1 << 30, MaxRecords: 1 << 30, MaxMessages: 1 << 30, MaxMessageChars: 1 << 30, MaxTotalChars: 1 << 30}
+var readEverything = readLimits{MaxBytes: 1 << 30, MaxRecords: 1 << 30, MaxMessages: 1 << 30, MaxMessageChars: 1 << 30, MaxTotalChars: 1 << 30}
 
 func storeTranscriptLines(t *testing.T, dir, id string) []string {
 	t.Helper()
@@ -90,7 +90,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		ID: "sess_abc123", Title: DefaultTitle, Cwd: "/tmp/x", SpaceID: &space, Adapter: "claude",
 		Model: "m", Status: StatusIdle, CreatedAt: 10, UpdatedAt: 20, Usage: &Usage{InputTokens: 5},
 	}
-	if err := st.PutSession(sess); err != nil {
+	if err := st.putSession(sess); err != nil {
 		t.Fatal(err)
 	}
 
@@ -113,29 +113,29 @@ func TestStoreRoundTrip(t *testing.T) {
 		{MessageID: "msg_a", Plan: []PlanEntry{{Content: "check", Status: "completed"}}},
 		{MessageID: "msg_a", Usage: &Usage{OutputTokens: 7}, Status: MessageDone, StopReason: "end_turn"},
 	}
-	if err := st.AppendMessage(sess.ID, user); err != nil {
+	if err := st.appendMessage(sess.ID, user); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AppendMessage(sess.ID, asst); err != nil {
+	if err := st.appendMessage(sess.ID, asst); err != nil {
 		t.Fatal(err)
 	}
 	want := asst
 	for _, p := range patches {
-		if err := st.AppendPatch(sess.ID, p); err != nil {
+		if err := st.appendPatch(sess.ID, p); err != nil {
 			t.Fatal(err)
 		}
 		p.Apply(&want)
 	}
-	if err := st.Close(); err != nil {
+	if err := st.close(); err != nil {
 		t.Fatal(err)
 	}
 
 	st2, _ := openTestStore(t, dir)
-	got, ok := st2.Session(sess.ID)
+	got, ok := st2.session(sess.ID)
 	if !ok || storeJSON(t, got) != storeJSON(t, sess) {
 		t.Fatalf("session after reopen = %+v, %v; want %+v", got, ok, sess)
 	}
-	tr, err := st2.Transcript(sess.ID, ReadLimits{})
+	tr, err := st2.transcript(sess.ID, readLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,16 +176,16 @@ func TestStoreSessionsOrderAndDelete(t *testing.T) {
 	st, _ := openTestStore(t, dir)
 	for i, upd := range []int64{200, 300, 100} {
 		id := fmt.Sprintf("sess_%d", i)
-		if err := st.PutSession(Session{ID: id, Title: id, UpdatedAt: upd, Status: StatusIdle}); err != nil {
+		if err := st.putSession(Session{ID: id, Title: id, UpdatedAt: upd, Status: StatusIdle}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.AppendMessage(id, testTextMessage("msg_1", RoleUser, "hi")); err != nil {
+		if err := st.appendMessage(id, testTextMessage("msg_1", RoleUser, "hi")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	order := func(st *Store) string {
+	order := func(st *store) string {
 		var ids []string
-		for _, s := range st.Sessions() {
+		for _, s := range st.sessions() {
 			ids = append(ids, s.ID)
 		}
 		return strings.Join(ids, ",")
@@ -194,35 +194,35 @@ func TestStoreSessionsOrderAndDelete(t *testing.T) {
 		t.Fatalf("Sessions() order = %s", got)
 	}
 	// Replacing updates in place and reorders.
-	if err := st.PutSession(Session{ID: "sess_2", Title: "renamed", UpdatedAt: 400}); err != nil {
+	if err := st.putSession(Session{ID: "sess_2", Title: "renamed", UpdatedAt: 400}); err != nil {
 		t.Fatal(err)
 	}
 	if got := order(st); got != "sess_2,sess_1,sess_0" {
 		t.Fatalf("Sessions() order after update = %s", got)
 	}
-	if err := st.DeleteSession("sess_1"); err != nil {
+	if err := st.deleteSession("sess_1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := st.Session("sess_1"); ok {
+	if _, ok := st.session("sess_1"); ok {
 		t.Error("deleted session still in the index")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sessions", "sess_1.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("deleted transcript still on disk: %v", err)
 	}
-	if err := st.DeleteSession("sess_unknown"); err != nil {
+	if err := st.deleteSession("sess_unknown"); err != nil {
 		t.Errorf("deleting an unknown session: %v", err)
 	}
-	tr, err := st.Transcript("sess_1", ReadLimits{})
+	tr, err := st.transcript("sess_1", readLimits{})
 	if err != nil || len(tr.Messages) != 0 || tr.Omitted {
 		t.Errorf("transcript of a deleted session = %+v, %v", tr, err)
 	}
-	st.Close()
+	st.close()
 
 	st2, _ := openTestStore(t, dir)
 	if got := order(st2); got != "sess_2,sess_0" {
 		t.Fatalf("after reopen = %s", got)
 	}
-	if s, _ := st2.Session("sess_2"); s.Title != "renamed" {
+	if s, _ := st2.session("sess_2"); s.Title != "renamed" {
 		t.Errorf("title after reopen = %q", s.Title)
 	}
 }
@@ -236,10 +236,10 @@ func TestStoreRunningBecomesIdleOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := openTestStore(t, dir)
-	if s, _ := st.Session("sess_run"); s.Status != StatusIdle {
+	if s, _ := st.session("sess_run"); s.Status != StatusIdle {
 		t.Errorf("running session status after open = %q, want idle", s.Status)
 	}
-	if s, _ := st.Session("sess_err"); s.Status != StatusError || s.LastError != "boom" {
+	if s, _ := st.session("sess_err"); s.Status != StatusError || s.LastError != "boom" {
 		t.Errorf("error session = %+v", s)
 	}
 	// The index on disk was rewritten.
@@ -262,7 +262,7 @@ func TestStoreCorruptIndexMovedAside(t *testing.T) {
 				t.Fatal(err)
 			}
 			st, log := openTestStore(t, dir)
-			if n := len(st.Sessions()); n != 0 {
+			if n := len(st.sessions()); n != 0 {
 				t.Errorf("sessions after a corrupt index = %d", n)
 			}
 			aside, _ := filepath.Glob(path + ".corrupt-*")
@@ -279,7 +279,7 @@ func TestStoreCorruptIndexMovedAside(t *testing.T) {
 				t.Errorf("corrupt index still in place: %v", err)
 			}
 			// The store works and writes a fresh index.
-			if err := st.PutSession(Session{ID: "sess_new"}); err != nil {
+			if err := st.putSession(Session{ID: "sess_new"}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -298,12 +298,12 @@ func TestStoreRejectsBadIDs(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
 			calls := map[string]error{
-				"PutSession":    st.PutSession(Session{ID: id}),
-				"AppendMessage": st.AppendMessage(id, testTextMessage("msg_1", RoleUser, "x")),
-				"AppendPatch":   st.AppendPatch(id, Patch{MessageID: "msg_1"}),
-				"DeleteSession": st.DeleteSession(id),
+				"PutSession":    st.putSession(Session{ID: id}),
+				"AppendMessage": st.appendMessage(id, testTextMessage("msg_1", RoleUser, "x")),
+				"AppendPatch":   st.appendPatch(id, Patch{MessageID: "msg_1"}),
+				"DeleteSession": st.deleteSession(id),
 			}
-			_, err := st.Transcript(id, ReadLimits{})
+			_, err := st.transcript(id, readLimits{})
 			calls["Transcript"] = err
 			for name, err := range calls {
 				if !protocol.IsValidation(err) {
@@ -312,7 +312,7 @@ func TestStoreRejectsBadIDs(t *testing.T) {
 			}
 		})
 	}
-	if n := len(st.Sessions()); n != 0 {
+	if n := len(st.sessions()); n != 0 {
 		t.Errorf("sessions = %d", n)
 	}
 	// Nothing was written outside the store's folder, nor into it.
@@ -325,7 +325,7 @@ func TestStoreRejectsBadIDs(t *testing.T) {
 		t.Errorf("transcripts folder holds %v", files)
 	}
 	// The longest valid id is accepted.
-	if err := st.AppendMessage("sess_"+strings.Repeat("a", 64), testTextMessage("msg_1", RoleUser, "x")); err != nil {
+	if err := st.appendMessage("sess_"+strings.Repeat("a", 64), testTextMessage("msg_1", RoleUser, "x")); err != nil {
 		t.Error(err)
 	}
 }
@@ -333,19 +333,19 @@ func TestStoreRejectsBadIDs(t *testing.T) {
 func TestStoreFileModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent")
 	st, _ := openTestStore(t, dir)
-	if err := st.PutSession(Session{ID: "sess_m"}); err != nil {
+	if err := st.putSession(Session{ID: "sess_m"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AppendMessage("sess_m", testTextMessage("msg_1", RoleUser, "x")); err != nil {
+	if err := st.appendMessage("sess_m", testTextMessage("msg_1", RoleUser, "x")); err != nil {
 		t.Fatal(err)
 	}
 	setStoreVar(t, &compactMinRecords, 1)
 	for i := 0; i < 5; i++ {
-		if err := st.AppendPatch("sess_m", Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "y"}}); err != nil {
+		if err := st.appendPatch("sess_m", Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "y"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.Transcript("sess_m", ReadLimits{}); err != nil { // compacts
+	if _, err := st.transcript("sess_m", readLimits{}); err != nil { // compacts
 		t.Fatal(err)
 	}
 	if n := len(storeTranscriptLines(t, dir, "sess_m")); n != 1 {
@@ -394,14 +394,14 @@ func TestStoreBoundedRead(t *testing.T) {
 
 	cases := []struct {
 		name  string
-		write func(t *testing.T, st *Store)
-		lim   ReadLimits
+		write func(t *testing.T, st *store)
+		lim   readLimits
 		check check
 	}{{
 		name: "small transcript is whole",
-		write: func(t *testing.T, st *Store) {
+		write: func(t *testing.T, st *store) {
 			for i := 0; i < 3; i++ {
-				st.AppendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, "hello"))
+				st.appendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, "hello"))
 			}
 		},
 		check: func(t *testing.T, tr Transcript) {
@@ -411,9 +411,9 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "last 20 messages by default",
-		write: func(t *testing.T, st *Store) {
+		write: func(t *testing.T, st *store) {
 			for i := 0; i < 30; i++ {
-				st.AppendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, fmt.Sprintf("m%d", i)))
+				st.appendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, fmt.Sprintf("m%d", i)))
 			}
 		},
 		check: func(t *testing.T, tr Transcript) {
@@ -427,15 +427,15 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "per-message chars keep the start",
-		write: func(t *testing.T, st *Store) {
-			st.AppendMessage(id, Message{ID: "msg_1", Role: RoleAssistant, Parts: []Part{
+		write: func(t *testing.T, st *store) {
+			st.appendMessage(id, Message{ID: "msg_1", Role: RoleAssistant, Parts: []Part{
 				{Type: PartThought, Text: strings.Repeat("t", 50)},
 				{Type: PartText, Text: strings.Repeat("é", 100)},
 				{Type: PartTool, ToolCallID: "call_1"},
 				{Type: PartText, Text: "tail"},
 			}, ToolCalls: []ToolCall{{ID: "call_1", Name: "x", Status: ToolCompleted}}})
 		},
-		lim: ReadLimits{MaxMessageChars: 80},
+		lim: readLimits{MaxMessageChars: 80},
 		check: func(t *testing.T, tr Transcript) {
 			wantOmitted(t, tr)
 			m := tr.Messages[0]
@@ -451,9 +451,9 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "total chars keep the newest",
-		write: func(t *testing.T, st *Store) {
+		write: func(t *testing.T, st *store) {
 			for i := 0; i < 5; i++ {
-				st.AppendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, strings.Repeat(fmt.Sprint(i), 15_000)))
+				st.appendMessage(id, testTextMessage(fmt.Sprintf("msg_%d", i), RoleUser, strings.Repeat(fmt.Sprint(i), 15_000)))
 			}
 		},
 		check: func(t *testing.T, tr Transcript) {
@@ -474,13 +474,13 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "byte window skips the partial first line and orphan patches",
-		write: func(t *testing.T, st *Store) {
-			st.AppendMessage(id, testTextMessage("msg_old", RoleUser, strings.Repeat("o", 2000)))
-			st.AppendMessage(id, testTextMessage("msg_new", RoleAssistant, "n"))
-			st.AppendPatch(id, Patch{MessageID: "msg_old", AppendText: &Part{Type: PartText, Text: "late"}})
-			st.AppendPatch(id, Patch{MessageID: "msg_new", AppendText: &Part{Type: PartText, Text: "ew"}})
+		write: func(t *testing.T, st *store) {
+			st.appendMessage(id, testTextMessage("msg_old", RoleUser, strings.Repeat("o", 2000)))
+			st.appendMessage(id, testTextMessage("msg_new", RoleAssistant, "n"))
+			st.appendPatch(id, Patch{MessageID: "msg_old", AppendText: &Part{Type: PartText, Text: "late"}})
+			st.appendPatch(id, Patch{MessageID: "msg_new", AppendText: &Part{Type: PartText, Text: "ew"}})
 		},
-		lim: ReadLimits{MaxBytes: 1000},
+		lim: readLimits{MaxBytes: 1000},
 		check: func(t *testing.T, tr Transcript) {
 			wantOmitted(t, tr)
 			if len(tr.Messages) != 1 || tr.Messages[0].ID != "msg_new" || tr.Messages[0].Text() != "[Earlier content omitted]\nnew" {
@@ -489,14 +489,14 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "record window",
-		write: func(t *testing.T, st *Store) {
-			st.AppendMessage(id, testTextMessage("msg_1", RoleUser, "a"))
-			st.AppendMessage(id, Message{ID: "msg_2", Role: RoleAssistant})
-			st.AppendPatch(id, Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "b"}})
-			st.AppendPatch(id, Patch{MessageID: "msg_2", ToolCall: &ToolCall{ID: "call_1", Name: "t", Status: ToolRunning}})
-			st.AppendPatch(id, Patch{MessageID: "msg_2", ToolCall: &ToolCall{ID: "call_1", Name: "t", Status: ToolCompleted}})
+		write: func(t *testing.T, st *store) {
+			st.appendMessage(id, testTextMessage("msg_1", RoleUser, "a"))
+			st.appendMessage(id, Message{ID: "msg_2", Role: RoleAssistant})
+			st.appendPatch(id, Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "b"}})
+			st.appendPatch(id, Patch{MessageID: "msg_2", ToolCall: &ToolCall{ID: "call_1", Name: "t", Status: ToolRunning}})
+			st.appendPatch(id, Patch{MessageID: "msg_2", ToolCall: &ToolCall{ID: "call_1", Name: "t", Status: ToolCompleted}})
 		},
-		lim: ReadLimits{MaxRecords: 4},
+		lim: readLimits{MaxRecords: 4},
 		check: func(t *testing.T, tr Transcript) {
 			wantOmitted(t, tr)
 			m := tr.Messages
@@ -510,9 +510,9 @@ func TestStoreBoundedRead(t *testing.T) {
 		},
 	}, {
 		name: "tool call data is clipped to valid JSON",
-		write: func(t *testing.T, st *Store) {
-			st.AppendMessage(id, testTextMessage("msg_1", RoleUser, "go"))
-			st.AppendMessage(id, Message{ID: "msg_2", Role: RoleAssistant, ToolCalls: []ToolCall{
+		write: func(t *testing.T, st *store) {
+			st.appendMessage(id, testTextMessage("msg_1", RoleUser, "go"))
+			st.appendMessage(id, Message{ID: "msg_2", Role: RoleAssistant, ToolCalls: []ToolCall{
 				{ID: "call_1", Name: "write_file", Args: bigArgs, Result: &bigRes, Status: ToolCompleted},
 				{ID: "call_2", Name: "bash", Output: "a" + strings.Repeat("ö", 6000), Result: &bigErr, Status: ToolFailed},
 				{ID: "call_3", Name: "small", Args: json.RawMessage(`{"a":1}`), Output: "ok", Status: ToolCompleted},
@@ -546,13 +546,13 @@ func TestStoreBoundedRead(t *testing.T) {
 			dir := t.TempDir()
 			st, _ := openTestStore(t, dir)
 			tc.write(t, st)
-			tr, err := st.Transcript(id, tc.lim)
+			tr, err := st.transcript(id, tc.lim)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, tr)
 			// Reads do not change the file's content (no compaction here).
-			tr2, err := st.Transcript(id, tc.lim)
+			tr2, err := st.transcript(id, tc.lim)
 			if err != nil || storeJSON(t, tr2) != storeJSON(t, tr) {
 				t.Errorf("second read differs: %v", err)
 			}
@@ -563,20 +563,20 @@ func TestStoreBoundedRead(t *testing.T) {
 func TestStoreTranscriptMissingAndMalformed(t *testing.T) {
 	dir := t.TempDir()
 	st, log := openTestStore(t, dir)
-	tr, err := st.Transcript("sess_none", ReadLimits{})
+	tr, err := st.transcript("sess_none", readLimits{})
 	if err != nil || tr.Omitted || len(tr.Messages) != 0 || tr.Messages == nil {
 		t.Fatalf("missing transcript = %+v, %v", tr, err)
 	}
-	st.AppendMessage("sess_bad", testTextMessage("msg_1", RoleUser, "a"))
+	st.appendMessage("sess_bad", testTextMessage("msg_1", RoleUser, "a"))
 	f, err := os.OpenFile(filepath.Join(dir, "sessions", "sess_bad.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString("{not json\n\n{\"t\":\"other\"}\n")
 	f.Close()
-	st.AppendPatch("sess_bad", Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "b"}})
+	st.appendPatch("sess_bad", Patch{MessageID: "msg_1", AppendText: &Part{Type: PartText, Text: "b"}})
 	for i := 0; i < 2; i++ {
-		tr, err := st.Transcript("sess_bad", ReadLimits{})
+		tr, err := st.transcript("sess_bad", readLimits{})
 		if err != nil || len(tr.Messages) != 1 || tr.Messages[0].Text() != "ab" {
 			t.Fatalf("transcript = %+v, %v", tr, err)
 		}
@@ -590,13 +590,13 @@ func TestStoreCompaction(t *testing.T) {
 	const id = "sess_c"
 	// Writes a user message and an assistant message streamed in n patches;
 	// returns the messages as applied in memory.
-	stream := func(t *testing.T, st *Store, n int) []Message {
+	stream := func(t *testing.T, st *store, n int) []Message {
 		user := testTextMessage("msg_u", RoleUser, "hello")
 		asst := Message{ID: "msg_a", Role: RoleAssistant, Status: MessageStreaming}
-		if err := st.AppendMessage(id, user); err != nil {
+		if err := st.appendMessage(id, user); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.AppendMessage(id, asst); err != nil {
+		if err := st.appendMessage(id, asst); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
@@ -604,13 +604,13 @@ func TestStoreCompaction(t *testing.T) {
 			if i%10 == 5 {
 				p = Patch{MessageID: "msg_a", ToolCall: &ToolCall{ID: fmt.Sprintf("call_%d", i/20), Name: "t", Status: ToolRunning}}
 			}
-			if err := st.AppendPatch(id, p); err != nil {
+			if err := st.appendPatch(id, p); err != nil {
 				t.Fatal(err)
 			}
 			p.Apply(&asst)
 		}
 		done := Patch{MessageID: "msg_a", Status: MessageDone}
-		st.AppendPatch(id, done)
+		st.appendPatch(id, done)
 		done.Apply(&asst)
 		return []Message{user, asst}
 	}
@@ -631,7 +631,7 @@ func TestStoreCompaction(t *testing.T) {
 		dir := t.TempDir()
 		st, log := openTestStore(t, dir)
 		want := stream(t, st, 60) // 63 records ≤ 100: no compaction
-		tr, err := st.Transcript(id, readEverything)
+		tr, err := st.transcript(id, readEverything)
 		if err != nil || storeJSON(t, tr.Messages) != storeJSON(t, want) {
 			t.Fatalf("before: %v\n%s\nwant %s", err, storeJSON(t, tr.Messages), storeJSON(t, want))
 		}
@@ -639,7 +639,7 @@ func TestStoreCompaction(t *testing.T) {
 			t.Fatalf("compacted below the threshold: %d lines", n)
 		}
 		want = stream(t, st, 60) // the same ids again: 126 records, 4 of them messages
-		tr, err = st.Transcript(id, readEverything)
+		tr, err = st.transcript(id, readEverything)
 		if err != nil || storeJSON(t, tr.Messages) != storeJSON(t, want) {
 			t.Fatalf("compacting read: %v\n%s\nwant %s", err, storeJSON(t, tr.Messages), storeJSON(t, want))
 		}
@@ -649,12 +649,12 @@ func TestStoreCompaction(t *testing.T) {
 		}
 		// Appends after compaction land in the new file.
 		extra := testTextMessage("msg_x", RoleUser, "after")
-		if err := st.AppendMessage(id, extra); err != nil {
+		if err := st.appendMessage(id, extra); err != nil {
 			t.Fatal(err)
 		}
-		st.Close()
+		st.close()
 		st2, _ := openTestStore(t, dir)
-		tr, err = st2.Transcript(id, readEverything)
+		tr, err = st2.transcript(id, readEverything)
 		if err != nil || storeJSON(t, tr.Messages) != storeJSON(t, append(want, extra)) {
 			t.Fatalf("after reopen: %v %s", err, storeJSON(t, tr.Messages))
 		}
@@ -667,20 +667,20 @@ func TestStoreCompaction(t *testing.T) {
 		var want []Message
 		for i := 0; i < 40; i++ {
 			m := testTextMessage(fmt.Sprintf("msg_%02d", i), RoleUser, strings.Repeat("z", 100))
-			st.AppendMessage(id, m)
+			st.appendMessage(id, m)
 			want = append(want, m)
 		}
 		// Records equal messages, so only the size triggers compaction.
-		st.AppendPatch(id, Patch{MessageID: "msg_00", AppendText: &Part{Type: PartText, Text: "!"}})
+		st.appendPatch(id, Patch{MessageID: "msg_00", AppendText: &Part{Type: PartText, Text: "!"}})
 		Patch{MessageID: "msg_00", AppendText: &Part{Type: PartText, Text: "!"}}.Apply(&want[0])
-		tr, err := st.Transcript(id, ReadLimits{MaxRecords: 3, MaxMessages: 2})
+		tr, err := st.transcript(id, readLimits{MaxRecords: 3, MaxMessages: 2})
 		if err != nil || len(tr.Messages) != 2 || !tr.Omitted || tr.Messages[1].ID != "msg_39" {
 			t.Fatalf("bounded read = %+v, %v", tr, err)
 		}
 		// The compaction kept every message, including those outside the
 		// bounded window and the patch of the first.
 		allRecordsAreMessages(t, dir, 40)
-		tr, err = st.Transcript(id, readEverything)
+		tr, err = st.transcript(id, readEverything)
 		if err != nil || storeJSON(t, tr.Messages) != storeJSON(t, want) {
 			t.Fatalf("after compaction: %v", err)
 		}
@@ -705,16 +705,16 @@ func TestStoreConcurrentAppends(t *testing.T) {
 		wg.Add(2)
 		go func() { // writer: a message streamed by patches
 			defer wg.Done()
-			if err := st.PutSession(Session{ID: id, UpdatedAt: int64(s)}); err != nil {
+			if err := st.putSession(Session{ID: id, UpdatedAt: int64(s)}); err != nil {
 				errs <- err
 				return
 			}
-			if err := st.AppendMessage(id, Message{ID: "msg_a", Role: RoleAssistant}); err != nil {
+			if err := st.appendMessage(id, Message{ID: "msg_a", Role: RoleAssistant}); err != nil {
 				errs <- err
 				return
 			}
 			for i := 0; i < patches; i++ {
-				if err := st.AppendPatch(id, Patch{MessageID: "msg_a", AppendText: &Part{Type: PartText, Text: fmt.Sprintf("%d,", i)}}); err != nil {
+				if err := st.appendPatch(id, Patch{MessageID: "msg_a", AppendText: &Part{Type: PartText, Text: fmt.Sprintf("%d,", i)}}); err != nil {
 					errs <- err
 					return
 				}
@@ -723,11 +723,11 @@ func TestStoreConcurrentAppends(t *testing.T) {
 		go func() { // reader: compacts while the writer appends
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
-				if _, err := st.Transcript(id, ReadLimits{}); err != nil {
+				if _, err := st.transcript(id, readLimits{}); err != nil {
 					errs <- err
 					return
 				}
-				st.Sessions()
+				st.sessions()
 			}
 		}()
 	}
@@ -742,18 +742,18 @@ func TestStoreConcurrentAppends(t *testing.T) {
 	}
 	for s := 0; s < sessions; s++ {
 		id := fmt.Sprintf("sess_%d", s)
-		tr, err := st.Transcript(id, ReadLimits{})
+		tr, err := st.transcript(id, readLimits{})
 		if err != nil || len(tr.Messages) != 1 || tr.Messages[0].Text() != want.String() {
 			t.Errorf("%s: %v %+v", id, err, tr)
 		}
 	}
-	if n := len(st.Sessions()); n != sessions {
+	if n := len(st.sessions()); n != sessions {
 		t.Errorf("sessions = %d", n)
 	}
-	if err := st.Close(); err != nil {
+	if err := st.close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AppendMessage("sess_0", Message{ID: "msg_z"}); err == nil {
+	if err := st.appendMessage("sess_0", Message{ID: "msg_z"}); err == nil {
 		t.Error("append after Close succeeded")
 	}
 }

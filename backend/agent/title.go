@@ -38,6 +38,9 @@ func init() {
 	}
 }
 
+// autoTitle derives a session title from the first prompt: at most 3 words
+// and 28 characters, stop-words dropped, title-cased ("Fix login crash" →
+// "Login Crash"); DefaultTitle when nothing is left.
 func autoTitle(prompt string) string {
 	var words []string
 	for _, w := range strings.FieldsFunc(prompt, func(r rune) bool {

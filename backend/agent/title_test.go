@@ -26,12 +26,12 @@ func TestTitleAuto(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.prompt, func(t *testing.T) {
-			got := AutoTitle(tc.prompt)
+			got := autoTitle(tc.prompt)
 			if got != tc.want {
-				t.Errorf("AutoTitle(%q) = %q, want %q", tc.prompt, got, tc.want)
+				t.Errorf("autoTitle(%q) = %q, want %q", tc.prompt, got, tc.want)
 			}
 			if utf8.RuneCountInString(got) > maxTitleChars || len(strings.Fields(got)) > maxTitleWords {
-				t.Errorf("AutoTitle(%q) = %q exceeds the bounds", tc.prompt, got)
+				t.Errorf("autoTitle(%q) = %q exceeds the bounds", tc.prompt, got)
 			}
 		})
 	}

@@ -1,8 +1,10 @@
 // Package agent is the AgentService: agent sessions that run in a space's
 // folder, their persisted transcripts, the approval gate every agent tool
-// call goes through, the checkpoint taken before each run, and the ACP
-// adapter's per-session MCP bridge that lets an external agent call meith's
-// tools as caller "agent".
+// call goes through, the checkpoint taken before each run, the system
+// prompt with the context it describes (gathered from the engines the
+// composition root passes as [Surroundings]), and the ACP adapter's
+// per-session MCP bridge that lets an external agent call meith's tools as
+// caller "agent".
 package agent
 
 import (

@@ -1,8 +1,8 @@
 // Package audit keeps audit.jsonl, the record of every tool call (allowed or
-// denied) with redacted summaries of its arguments and result, and the
-// redaction rules ([Summarize]) that make those summaries safe to store:
-// rules by key and by the shape of a whole string here, and the secrets
-// inside strings found by the value scanner of backend/redact.
+// denied) with redacted summaries of its arguments and result. The
+// summaries and their redaction rules are backend/redact/summary's; the
+// client-chosen fields (tool name, cwd) go through the value scanner of
+// backend/redact and are bounded by summary.Clip.
 //
 // Wire it to the registry with registry.Options{Audit: log.Audit}. The log
 // writes in the background: [Log.Audit] only queues the outcome, and one
@@ -19,6 +19,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/redact"
+	"github.com/meith-dev/meith/backend/redact/summary"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -56,9 +57,9 @@ type Entry struct {
 	SessionID string `json:"sessionId,omitempty"`
 	SpaceID   string `json:"spaceId,omitempty"`
 	TabID     string `json:"tabId,omitempty"`
-	// ArgsSummary is [Summarize] of the arguments.
+	// ArgsSummary is [summary.Of] of the arguments.
 	ArgsSummary string `json:"argsSummary"`
-	// ResultSummary is [Summarize] of the result envelope {ok, content} or
+	// ResultSummary is [summary.Of] of the result envelope {ok, content} or
 	// {ok, error}.
 	ResultSummary string `json:"resultSummary"`
 	// DurationMs is how long the call took, in milliseconds.
@@ -92,15 +93,15 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		ID:            protocol.NewID("audit"),
 		TS:            end.UTC().Format(TimeLayout),
 		Caller:        o.Client.Caller,
-		ToolName:      clip(redact.String(o.ToolName)),
+		ToolName:      summary.Clip(redact.String(o.ToolName)),
 		Capabilities:  caps,
 		Decision:      decision,
-		Cwd:           clip(redact.String(o.Client.Cwd)),
-		SessionID:     clip(o.Client.SessionID),
-		SpaceID:       clip(o.Client.SpaceID),
-		TabID:         clip(o.Client.TabID),
-		ArgsSummary:   summarizeRaw(args),
-		ResultSummary: summarizeResult(o.Result),
+		Cwd:           summary.Clip(redact.String(o.Client.Cwd)),
+		SessionID:     summary.Clip(o.Client.SessionID),
+		SpaceID:       summary.Clip(o.Client.SpaceID),
+		TabID:         summary.Clip(o.Client.TabID),
+		ArgsSummary:   summary.OfJSON(args),
+		ResultSummary: summary.OfResult(o.Result),
 		DurationMs:    o.Duration.Milliseconds(),
 	}
 }
@@ -111,7 +112,7 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 func appendEntry(dst []byte, e *Entry) []byte {
 	field := func(name, value string) {
 		dst = append(dst, name...)
-		dst = appendJSONString(dst, value, true)
+		dst = summary.AppendJSONString(dst, value, true)
 	}
 	field(`{"id":`, e.ID)
 	field(`,"ts":`, e.TS)
@@ -122,7 +123,7 @@ func appendEntry(dst []byte, e *Entry) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, c, true)
+		dst = summary.AppendJSONString(dst, c, true)
 	}
 	dst = append(dst, ']')
 	field(`,"decision":`, string(e.Decision))
@@ -141,18 +142,4 @@ func appendEntry(dst []byte, e *Entry) []byte {
 	dst = append(dst, `,"durationMs":`...)
 	dst = strconv.AppendInt(dst, e.DurationMs, 10)
 	return append(dst, '}', '\n')
-}
-
-// clip bounds a field a client chose (a tool name, a cwd hint) to
-// [MaxStringLen] UTF-16 units, as summaries bound strings, so one call cannot
-// write a megabyte into the audit log.
-func clip(v string) string {
-	if len(v) <= MaxStringLen {
-		return v
-	}
-	if n := units([]byte(v)); n > MaxStringLen {
-		kept := cutUnits([]byte(v), MaxStringLen)
-		return string(kept) + "...[truncated " + strconv.Itoa(n-units(kept)) + " chars]"
-	}
-	return v
 }

@@ -2,12 +2,14 @@ package audit
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact/summary"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -127,7 +129,51 @@ func TestEntryFromErrorMessageRedacted(t *testing.T) {
 		t.Errorf("EntryFrom(error quoting a token).ResultSummary = %s, want %s", e.ResultSummary, want)
 	}
 	e = EntryFrom(registry.Outcome{ToolName: "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", Client: protocol.ClientInfo{Cwd: "/tmp/TOKEN=x"}})
-	if e.ToolName != RedactedMarker || e.Cwd != "/tmp/TOKEN=[REDACTED]" {
+	if e.ToolName != summary.RedactedMarker || e.Cwd != "/tmp/TOKEN=[REDACTED]" {
 		t.Errorf("EntryFrom(token as tool name and cwd) = %q, %q; want them redacted", e.ToolName, e.Cwd)
+	}
+}
+
+// encodingPieces build strings for the entry encoder: every byte that JSON
+// escapes, the HTML characters, the line separators, invalid UTF-8 and
+// characters of every UTF-8 length.
+var encodingPieces = []string{
+	"a", "Z", "0", " ", "/", "\"", "\\", "\x00", "\x01", "\x1f", "\b", "\f", "\n", "\r", "\t", "\x7f",
+	"<", ">", "&", "\u2028", "\u2029", "\xff", "\xc3", "\xe2\x82", "é", "€", "😀", "tool_name", "/tmp/x y",
+}
+
+// genString returns a string of up to 8 pieces.
+func genString(r *rand.Rand) string {
+	var b strings.Builder
+	for range r.IntN(9) {
+		b.WriteString(encodingPieces[r.IntN(len(encodingPieces))])
+	}
+	return b.String()
+}
+
+// TestAppendEntryEqualsMarshal compares the entry encoder with json.Marshal.
+func TestAppendEntryEqualsMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 5000 {
+		e := Entry{ID: genString(r), TS: genString(r), Caller: protocol.Caller(genString(r)), ToolName: genString(r),
+			Decision: Decision(genString(r)), Cwd: genString(r), ArgsSummary: genString(r), ResultSummary: genString(r),
+			DurationMs: r.Int64N(1e6) - 1000, Capabilities: []string{}}
+		for range r.IntN(4) {
+			e.Capabilities = append(e.Capabilities, genString(r))
+		}
+		if i%2 == 0 {
+			e.SessionID, e.SpaceID, e.TabID = genString(r), genString(r), genString(r)
+		}
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendEntry(nil, &e); string(got) != string(want)+"\n" {
+			t.Fatalf("appendEntry(%+v)\n got %s\nwant %s", e, got, want)
+		}
+	}
+	// Nil capabilities are written as [] (Record's rule).
+	if got := appendEntry(nil, &Entry{}); !strings.Contains(string(got), `"capabilities":[]`) {
+		t.Errorf("appendEntry(no capabilities) = %s, want capabilities []", got)
 	}
 }

@@ -108,15 +108,6 @@ type Spec struct {
 	URL        string
 }
 
-// Download is a finished (or failed) download.
-type Download struct {
-	URL      string `json:"url"`
-	Path     string `json:"path,omitempty"`
-	Filename string `json:"filename"`
-	State    string `json:"state"` // completed | canceled
-	Bytes    int64  `json:"bytes"`
-}
-
 // Manager owns one Chromium and the live tabs in it. It is safe for
 // concurrent use.
 type Manager struct {
@@ -155,12 +146,6 @@ type session struct {
 	allocStop  context.CancelFunc
 	profileDir string
 	done       chan struct{} // closed when the browser is gone
-}
-
-type pendingDownload struct {
-	tabID    string
-	url      string
-	filename string
 }
 
 // New returns a Manager; Chromium starts on the first call that needs it.
@@ -517,68 +502,6 @@ func (m *Manager) forgetLocked() {
 	m.run = nil
 }
 
-// browserContext returns the browser context for key, creating and
-// hardening it on first use.
-func (m *Manager) browserContext(ctx context.Context, run *session, key string) (cdp.BrowserContextID, error) {
-	m.mu.Lock()
-	id, ok := m.contexts[key]
-	m.mu.Unlock()
-	if ok {
-		return id, nil
-	}
-	res, err := chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.CreateBrowserContext, target.CreateBrowserContextParams{})
-	if err != nil {
-		return "", fmt.Errorf("browser: create browser context: %w", err)
-	}
-	id = res.BrowserContextID
-	m.harden(withCancelOf(run.ctx, ctx), id)
-	m.restoreCookies(withCancelOf(run.ctx, ctx), id, key)
-	m.mu.Lock()
-	if prev, ok := m.contexts[key]; ok { // lost a race: keep the first
-		m.mu.Unlock()
-		chromedp.CallBrowser(run.ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
-		return prev, nil
-	}
-	m.contexts[key] = id
-	m.mu.Unlock()
-	return id, nil
-}
-
-// deniedPermissions are the permissions every browser context denies:
-// nothing a page asks for reaches the user's devices or clipboard.
-var deniedPermissions = []browser.PermissionDescriptor{
-	{Name: "geolocation"}, {Name: "notifications"}, {Name: "camera"}, {Name: "microphone"},
-	{Name: "midi", Sysex: true}, {Name: "clipboard-read"}, {Name: "display-capture"},
-	{Name: "idle-detection"}, {Name: "push", UserVisibleOnly: true}, {Name: "background-sync"},
-	{Name: "persistent-storage"}, {Name: "screen-wake-lock"}, {Name: "window-management"},
-	{Name: "local-fonts"}, {Name: "storage-access"}, {Name: "accelerometer"}, {Name: "gyroscope"},
-	{Name: "magnetometer"}, {Name: "ambient-light-sensor"}, {Name: "payment-handler"},
-	{Name: "nfc"}, {Name: "keyboard-lock"}, {Name: "pointer-lock"},
-}
-
-// harden denies the permissions and routes downloads of a browser context.
-func (m *Manager) harden(ctx context.Context, id cdp.BrowserContextID) {
-	for _, p := range deniedPermissions {
-		p := p
-		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &p, Setting: browser.PermissionSettingDenied, BrowserContextID: id,
-		}); err != nil {
-			m.logf("debug", "deny permission %s: %v", p.Name, err)
-		}
-	}
-	params := browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: id}
-	if m.opts.DownloadDir != "" {
-		if err := os.MkdirAll(m.opts.DownloadDir, 0o700); err == nil {
-			on := true
-			params = browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName,
-				BrowserContextID: id, DownloadPath: m.opts.DownloadDir, EventsEnabled: &on}
-		}
-	}
-	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, params); err != nil {
-		m.logf("warn", "download behaviour: %v", err)
-	}
-}
-
 // Open creates a live tab and navigates it to spec.URL, waiting for the load
 // (bounded by ctx and a few seconds). Opening an id that is live returns it
 // as it is.
@@ -751,35 +674,6 @@ func (m *Manager) CloseTab(ctx context.Context, id string) error {
 	return nil
 }
 
-// CloseContext closes every tab of a browser context and disposes of it
-// (its cookies and storage are gone).
-func (m *Manager) CloseContext(ctx context.Context, key string) error {
-	m.mu.Lock()
-	var doomed []*Tab
-	for id, t := range m.tabs {
-		if t.key == key {
-			doomed = append(doomed, t)
-			delete(m.tabs, id)
-			delete(m.byTarget, t.targetID)
-		}
-	}
-	bc, ok := m.contexts[key]
-	delete(m.contexts, key)
-	run := m.run
-	m.mu.Unlock()
-	for _, t := range doomed {
-		t.close()
-	}
-	m.forgetCookies(key)
-	if ok && run != nil && run.ctx.Err() == nil {
-		if _, err := chromedp.CallBrowser(withCancelOf(run.ctx, ctx), target.DisposeBrowserContext,
-			target.DisposeBrowserContextParams{BrowserContextID: bc}); err != nil {
-			return fmt.Errorf("browser: dispose of %s: %w", key, err)
-		}
-	}
-	return nil
-}
-
 // Shutdown saves the cookies, closes every tab and stops Chromium; later
 // calls fail.
 func (m *Manager) Shutdown(ctx context.Context) error {
@@ -862,26 +756,9 @@ func (m *Manager) onBrowserEvent(ev any) {
 			t.markDead()
 		}
 	case *browser.EventDownloadWillBegin:
-		m.mu.Lock()
-		t := m.byTarget[target.ID(e.FrameID)]
-		p := &pendingDownload{url: e.URL, filename: safeFilename(e.SuggestedFilename)}
-		if t != nil {
-			p.tabID = t.id
-		}
-		m.downloads[e.GUID] = p
-		m.mu.Unlock()
+		m.downloadWillBegin(e)
 	case *browser.EventDownloadProgress:
-		if e.State == browser.DownloadProgressStateInProgress {
-			return
-		}
-		m.mu.Lock()
-		p := m.downloads[e.GUID]
-		delete(m.downloads, e.GUID)
-		m.mu.Unlock()
-		if p == nil {
-			return
-		}
-		go m.finishDownload(e.GUID, p, e)
+		m.downloadProgress(e)
 	}
 }
 
@@ -909,53 +786,6 @@ func (m *Manager) adopt(opener *Tab, targetID target.ID) {
 	m.logf("info", "popup of %s opened as tab %s: %s", opener.id, id, t.Info().URL)
 	if m.opts.OnPopup != nil {
 		m.opts.OnPopup(opener.id, id, t.Info())
-	}
-}
-
-// finishDownload names the finished file after its suggested name and
-// reports it.
-func (m *Manager) finishDownload(guid string, p *pendingDownload, e *browser.EventDownloadProgress) {
-	d := Download{URL: p.url, Filename: p.filename, State: string(e.State), Bytes: int64(e.ReceivedBytes)}
-	src := filepath.Join(m.opts.DownloadDir, guid)
-	if e.State == browser.DownloadProgressStateCompleted {
-		dst := uniquePath(filepath.Join(m.opts.DownloadDir, p.filename))
-		if err := os.Rename(src, dst); err != nil {
-			m.logf("warn", "download %s: %v", p.url, err)
-			dst = src
-		}
-		d.Path = dst
-		m.logf("info", "download saved: %s (%d bytes) from %s", dst, d.Bytes, p.url)
-	} else {
-		os.Remove(src)
-		m.logf("info", "download %s: %s", d.State, p.url)
-	}
-	if m.opts.OnDownload != nil {
-		m.opts.OnDownload(p.tabID, d)
-	}
-}
-
-// safeFilename keeps a suggested download name to one plain file name.
-func safeFilename(name string) string {
-	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
-	name = strings.TrimLeft(name, ".")
-	if name == "" || name == "/" {
-		return "download"
-	}
-	return name
-}
-
-// uniquePath adds " (N)" before the extension until path does not exist.
-func uniquePath(path string) string {
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-		return path
-	}
-	ext := filepath.Ext(path)
-	base := strings.TrimSuffix(path, ext)
-	for n := 1; ; n++ {
-		p := fmt.Sprintf("%s (%d)%s", base, n, ext)
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			return p
-		}
 	}
 }
 

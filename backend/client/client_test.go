@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/client"
+	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
@@ -31,7 +32,7 @@ func shortPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return filepath.Join(dir, socket.SocketName)
+	return filepath.Join(dir, discovery.SocketName)
 }
 
 type textIn struct {

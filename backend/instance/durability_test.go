@@ -17,10 +17,10 @@ import (
 
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/client"
+	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/fulldisk"
 	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/protocol"
-	"github.com/meith-dev/meith/backend/socket"
 	"github.com/meith-dev/meith/backend/tools/apptools"
 )
 
@@ -239,7 +239,7 @@ func TestAcknowledgedChangesSurviveSIGKILL(t *testing.T) {
 	defer cancel()
 	var c *client.Client
 	for c == nil {
-		if c, err = client.Dial(ctx, socket.PathFor(userData)); err != nil {
+		if c, err = client.Dial(ctx, discovery.SocketPath(userData)); err != nil {
 			if ctx.Err() != nil {
 				t.Fatalf("the child runtime did not listen: %v\n%s", err, stderr.String())
 			}

@@ -229,7 +229,7 @@ func (i *Instance) newProcesses() *process.Manager {
 // a terminal, an agent) back at this runtime.
 func (i *Instance) runtimeEnv() []string {
 	return []string{
-		"MEITH_SOCKET=" + socket.PathFor(i.paths.UserData),
+		"MEITH_SOCKET=" + discovery.SocketPath(i.paths.UserData),
 		"MEITH_HOME=" + i.paths.Home,
 		"MEITH_USER_DATA=" + i.paths.UserData,
 	}
@@ -538,7 +538,7 @@ func (i *Instance) start(ctx context.Context) error {
 	}
 	cwd, _ := os.Getwd()
 	sock, err := socket.Listen(ctx, socket.Options{
-		Path:       socket.PathFor(i.paths.UserData),
+		Path:       discovery.SocketPath(i.paths.UserData),
 		Registry:   i.reg,
 		Logf:       i.log.With("socket"),
 		DefaultCwd: cwd,

@@ -89,7 +89,7 @@ type ApprovalRequest struct {
 	// Peer is the process on the other end of the socket (pid, exe, cwd),
 	// when known.
 	Peer *registry.Peer `json:"peer,omitempty"`
-	// ArgsSummary is the redacted arguments (audit.Summarize).
+	// ArgsSummary is the redacted arguments (summary.Of).
 	ArgsSummary string `json:"argsSummary"`
 }
 

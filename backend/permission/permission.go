@@ -20,8 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/redact/summary"
 	"github.com/meith-dev/meith/backend/registry"
 )
 
@@ -344,7 +344,7 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		Caller:       req.Client.Caller,
 		SessionID:    req.Client.SessionID,
 		Peer:         peer,
-		ArgsSummary:  audit.Summarize(args),
+		ArgsSummary:  summary.Of(args),
 		CreatedAt:    now,
 		ExpiresAt:    now.Add(s.timeout),
 	})

@@ -1,9 +1,9 @@
 // Package redact finds secrets inside strings and replaces them with
 // [Marker]. It is the one value scanner that every string meith stores or
-// shows goes through: the audit log's summaries (backend/audit), every
-// app log message and value (backend/applog), the logs that app_get_logs
-// and app_export_bug_report read back, and the messages of validation
-// errors.
+// shows goes through: the summaries of the audit log and of approval
+// requests (backend/redact/summary), every app log message and value
+// (backend/applog), the logs that app_get_logs and app_export_bug_report
+// read back, and the messages of validation errors.
 //
 // [String] finds, anywhere in a string:
 //

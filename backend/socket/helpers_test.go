@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
@@ -142,7 +143,7 @@ func (f *fixture) auditCount(id string) int {
 func listen(t testing.TB, f *fixture, mod func(*Options)) *Server {
 	t.Helper()
 	opts := Options{
-		Path:       filepath.Join(shortDir(t), SocketName),
+		Path:       filepath.Join(shortDir(t), discovery.SocketName),
 		Registry:   f.reg,
 		DefaultCwd: "/default-cwd",
 		Logf: func(level protocol.LogLevel, msg string, kv ...any) {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/meith-dev/meith/backend/discovery"
 )
 
 // ErrInUse is matched (with errors.Is) by the error [Listen] returns when a
@@ -161,8 +163,8 @@ func statID(path string) (fileID, bool) {
 
 // bind prepares the directory, clears a stale socket and listens on path.
 func bind(ctx context.Context, path string) (*net.UnixListener, fileID, error) {
-	if len(path) > MaxPathLen {
-		return nil, fileID{}, fmt.Errorf("socket path %s is %d bytes, longer than the %d-byte sun_path limit (use PathFor)", path, len(path), MaxPathLen)
+	if len(path) > discovery.MaxSocketPathLen {
+		return nil, fileID{}, fmt.Errorf("socket path %s is %d bytes, longer than the %d-byte sun_path limit (use discovery.SocketPath)", path, len(path), discovery.MaxSocketPathLen)
 	}
 	if err := prepareDir(filepath.Dir(path)); err != nil {
 		return nil, fileID{}, err

@@ -21,7 +21,7 @@ const DefaultWriteTimeout = 10 * time.Second
 
 // Options configures [Listen].
 type Options struct {
-	// Path is the socket path (see [PathFor]); required. Its parent
+	// Path is the socket path (see [discovery.SocketPath]); required. Its parent
 	// directory is created 0700 and, when this user owns it, made 0700, so
 	// it should be a directory dedicated to meith.
 	Path string

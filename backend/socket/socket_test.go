@@ -3,8 +3,6 @@ package socket
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/client"
+	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
@@ -59,70 +58,10 @@ func content[T any](t testing.TB, res protocol.ToolResult) T {
 	return v
 }
 
-func TestPathFor(t *testing.T) {
-	short := shortDir(t)
-	if got, want := PathFor(short), filepath.Join(short, "tool.sock"); got != want {
-		t.Errorf("PathFor(%q) = %q, want %q", short, got, want)
-	}
-
-	long := filepath.Join(short, strings.Repeat("d", 120))
-	sum := sha256.Sum256([]byte(long))
-	hash := hex.EncodeToString(sum[:])[:8]
-	runtimeDir := shortDir(t)
-	tmpFallback := filepath.Join("/tmp", fmt.Sprintf("meith-%d", os.Getuid()), hash+".sock")
-
-	tests := []struct {
-		name, xdg, want string
-	}{
-		{"runtime dir", runtimeDir, filepath.Join(runtimeDir, "meith-"+hash+".sock")},
-		{"no runtime dir", "", tmpFallback},
-		{"relative runtime dir", "run/user", tmpFallback},
-		{"missing runtime dir", filepath.Join(runtimeDir, "missing"), tmpFallback},
-		{"runtime dir too long", filepath.Join(runtimeDir, strings.Repeat("r", 100)), tmpFallback},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.xdg == filepath.Join(runtimeDir, strings.Repeat("r", 100)) {
-				if err := os.MkdirAll(tt.xdg, 0o700); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Setenv("XDG_RUNTIME_DIR", tt.xdg)
-			got := PathFor(long)
-			if got != tt.want {
-				t.Errorf("PathFor(long) = %q, want %q", got, tt.want)
-			}
-			if len(got) > MaxPathLen {
-				t.Errorf("PathFor(long) is %d bytes, over the limit", len(got))
-			}
-		})
-	}
-
-	// A relative userData is hashed by its absolute path.
-	t.Run("relative", func(t *testing.T) {
-		t.Chdir(short)
-		rel := strings.Repeat("r", 110)
-		abs := filepath.Join(short, rel)
-		if PathFor(rel) != PathFor(abs) {
-			t.Errorf("PathFor(%q) = %q, PathFor(%q) = %q; want equal", rel, PathFor(rel), abs, PathFor(abs))
-		}
-	})
-	// The limit is inclusive: a 107-byte path is used as is.
-	t.Run("limit", func(t *testing.T) {
-		base := "/" + strings.Repeat("x", MaxPathLen-len("/tool.sock")-1)
-		if p := PathFor(base); p != base+"/tool.sock" || len(p) != MaxPathLen {
-			t.Errorf("PathFor(%d-byte dir) = %q (%d bytes)", len(base), p, len(p))
-		}
-		if p := PathFor(base + "y"); p == base+"y/tool.sock" {
-			t.Errorf("PathFor(%d-byte dir) = %q, want a fallback", len(base)+1, p)
-		}
-	})
-}
-
 func TestListenOnTmpFallback(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	long := filepath.Join(shortDir(t), strings.Repeat("d", 120))
-	path := PathFor(long)
+	path := discovery.SocketPath(long)
 	dir := filepath.Dir(path)
 	_, statErr := os.Stat(dir)
 	t.Cleanup(func() {
@@ -155,7 +94,7 @@ func TestListenModes(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 
-	s := listen(t, newFixture(t), func(o *Options) { o.Path = filepath.Join(dir, SocketName) })
+	s := listen(t, newFixture(t), func(o *Options) { o.Path = filepath.Join(dir, discovery.SocketName) })
 	fi, err := os.Stat(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +115,7 @@ func TestListenModes(t *testing.T) {
 
 	// A missing directory (and its parents) is created 0700.
 	deep := filepath.Join(parent, "a", "b")
-	listen(t, newFixture(t), func(o *Options) { o.Path = filepath.Join(deep, SocketName) })
+	listen(t, newFixture(t), func(o *Options) { o.Path = filepath.Join(deep, discovery.SocketName) })
 	if fi, err := os.Stat(deep); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("created dir: %v, %v; want 0700", fi.Mode(), err)
 	}
@@ -193,7 +132,7 @@ func TestListenRefusesForeignDirectory(t *testing.T) {
 	if err := os.Chown(dir, 12345, 12345); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Listen(context.Background(), Options{Path: filepath.Join(dir, SocketName), Registry: newFixture(t).reg})
+	_, err := Listen(context.Background(), Options{Path: filepath.Join(dir, discovery.SocketName), Registry: newFixture(t).reg})
 	if err == nil || !strings.Contains(err.Error(), "owned by uid 12345") {
 		t.Fatalf("Listen in a foreign directory = %v, want a refusal", err)
 	}
@@ -206,7 +145,7 @@ func TestListenValidatesOptions(t *testing.T) {
 	if _, err := Listen(context.Background(), Options{Path: filepath.Join(shortDir(t), "x.sock")}); err == nil {
 		t.Error("Listen without a registry succeeded")
 	}
-	long := "/tmp/" + strings.Repeat("l", MaxPathLen)
+	long := "/tmp/" + strings.Repeat("l", discovery.MaxSocketPathLen)
 	if _, err := Listen(context.Background(), Options{Path: long, Registry: newFixture(t).reg}); err == nil ||
 		!strings.Contains(err.Error(), "sun_path") {
 		t.Errorf("Listen on a too-long path = %v, want a sun_path error", err)
@@ -233,7 +172,7 @@ func TestLiveSocketNotStolen(t *testing.T) {
 }
 
 func TestStaleSocketReplaced(t *testing.T) {
-	path := filepath.Join(shortDir(t), SocketName)
+	path := filepath.Join(shortDir(t), discovery.SocketName)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +189,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 }
 
 func TestNonSocketPathKept(t *testing.T) {
-	path := filepath.Join(shortDir(t), SocketName)
+	path := filepath.Join(shortDir(t), discovery.SocketName)
 	if err := os.WriteFile(path, []byte("precious"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +387,7 @@ func TestCloseCancelsEverything(t *testing.T) {
 			f := newFixture(t)
 			var mu sync.Mutex
 			ended := 0
-			path := filepath.Join(shortDir(t), SocketName)
+			path := filepath.Join(shortDir(t), discovery.SocketName)
 			s, err := Listen(context.Background(), Options{Path: path, Registry: f.reg,
 				OnSessionEnd: func(protocol.Caller, string) { mu.Lock(); ended++; mu.Unlock() }})
 			if err != nil {
@@ -518,7 +457,7 @@ func TestCloseCancelsEverything(t *testing.T) {
 
 func TestCloseLeavesReplacedSocket(t *testing.T) {
 	f := newFixture(t)
-	path := filepath.Join(shortDir(t), SocketName)
+	path := filepath.Join(shortDir(t), discovery.SocketName)
 	s, err := Listen(context.Background(), Options{Path: path, Registry: f.reg})
 	if err != nil {
 		t.Fatal(err)

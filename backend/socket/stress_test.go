@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/protocol"
 )
 
@@ -28,7 +29,7 @@ func TestStress(t *testing.T) {
 	)
 	baseline := runtime.NumGoroutine()
 	f := newFixture(t)
-	s, err := Listen(context.Background(), Options{Path: shortDir(t) + "/" + SocketName, Registry: f.reg})
+	s, err := Listen(context.Background(), Options{Path: shortDir(t) + "/" + discovery.SocketName, Registry: f.reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,4 +16,12 @@ describe('bridge boundary', () => {
       .map(([path]) => path);
     expect(offenders).toEqual([]);
   });
+
+  it('lib/bridge is transport only: it calls no tool by name', () => {
+    const offenders = Object.entries(sources)
+      .filter(([path]) => path.startsWith('/src/lib/bridge/') && !/\.test\.ts$|\/testing\.ts$/.test(path))
+      .filter(([, text]) => /\bcall(<[^(]*>)?\(\s*['"`]/.test(text))
+      .map(([path]) => path);
+    expect(offenders).toEqual([]);
+  });
 });

@@ -1,11 +1,11 @@
 // Commit-message suggestion by the configured agent (TOOL_PROTOCOL: "Its
 // commit-message suggestion flow first loads the full staged diff …, then
 // sends that patch through the renderer ai.complete bridge for a one-line
-// Conventional Commit subject"). The file-name heuristic of ./suggest is the
-// fallback, with the reason it was used.
+// Conventional Commit subject"; here lib/ai/complete). The file-name
+// heuristic of ./suggest is the fallback, with the reason it was used.
 
 import { BridgeError, call } from '../../../bridge';
-import { ai, isNoAgentError } from '../../../bridge/ai';
+import { ai, isNoAgentError } from '../../../ai/complete';
 import { MAX_SUBJECT, suggestCommitMessage, type Suggestion, type SuggestFile } from './suggest';
 
 /** The patch sent to the agent is cut to this many characters. */

@@ -1,4 +1,4 @@
-package audit
+package summary
 
 import (
 	"encoding/json"
@@ -100,8 +100,8 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Summarize(json.RawMessage(tt.in)); got != tt.want {
-				t.Errorf("Summarize(%s) = %s, want %s", tt.in, got, tt.want)
+			if got := Of(json.RawMessage(tt.in)); got != tt.want {
+				t.Errorf("Of(%s) = %s, want %s", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -128,8 +128,8 @@ func TestSummarizeGoValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Summarize(tt.in); got != tt.want {
-				t.Errorf("Summarize(%#v) = %s, want %s", tt.in, got, tt.want)
+			if got := Of(tt.in); got != tt.want {
+				t.Errorf("Of(%#v) = %s, want %s", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -141,25 +141,25 @@ func TestSummarizeCap(t *testing.T) {
 		items = append(items, fmt.Sprintf(`"k%02d":"%s"`, i, strings.Repeat("x y ", 50)))
 	}
 	in := json.RawMessage("{" + strings.Join(items, ",") + "}")
-	got := Summarize(in)
+	got := Of(in)
 	if !strings.HasSuffix(got, truncatedSuffix) {
-		t.Fatalf("Summarize(50 long fields) does not end in %q: ...%s", truncatedSuffix, got[len(got)-40:])
+		t.Fatalf("Of(50 long fields) does not end in %q: ...%s", truncatedSuffix, got[len(got)-40:])
 	}
 	body := strings.TrimSuffix(got, truncatedSuffix)
 	if n := units([]byte(body)); n != MaxSummaryLen {
-		t.Errorf("Summarize(50 long fields) keeps %d units, want %d", n, MaxSummaryLen)
+		t.Errorf("Of(50 long fields) keeps %d units, want %d", n, MaxSummaryLen)
 	}
 	if !strings.HasPrefix(got, `{"k00":"x y x y`) {
-		t.Errorf("Summarize(50 long fields) = %.40s…, want the start of the object", got)
+		t.Errorf("Of(50 long fields) = %.40s…, want the start of the object", got)
 	}
 
 	// Exactly at the cap: not cut; one more: cut.
 	for _, size := range []int{MaxSummaryLen, MaxSummaryLen + 1} {
 		in := objectOfUnits(t, size)
-		got := Summarize(in)
+		got := Of(in)
 		cut := strings.HasSuffix(got, truncatedSuffix)
 		if want := size > MaxSummaryLen; cut != want || units([]byte(strings.TrimSuffix(got, truncatedSuffix))) != MaxSummaryLen {
-			t.Errorf("Summarize(%d-unit object) = %d units, cut %v, want %d units, cut %v",
+			t.Errorf("Of(%d-unit object) = %d units, cut %v, want %d units, cut %v",
 				size, units([]byte(got)), cut, MaxSummaryLen, want)
 		}
 	}
@@ -172,10 +172,10 @@ func TestSummarizeCap(t *testing.T) {
 	}
 	eb.WriteString(`"}`)
 	emoji := json.RawMessage(eb.String())
-	got = Summarize(emoji)
+	got = Of(emoji)
 	body = strings.TrimSuffix(got, truncatedSuffix)
 	if n := units([]byte(body)); n != MaxSummaryLen-1 {
-		t.Errorf("Summarize(emoji object) keeps %d units, want %d", n, MaxSummaryLen-1)
+		t.Errorf("Of(emoji object) keeps %d units, want %d", n, MaxSummaryLen-1)
 	}
 }
 
@@ -203,11 +203,33 @@ func TestSummarizeLargeInputStopsEarly(t *testing.T) {
 	// A huge argument must not be re-encoded whole: the summary stops once
 	// it is past the cap.
 	big := json.RawMessage(`{"path":"a.txt"` + strings.Repeat(`,"f":"x y"`, 200_000) + `}`) // 2 MB
-	got := Summarize(big)
+	got := Of(big)
 	if !strings.HasPrefix(got, `{"path":"a.txt","f":"x y"`) || !strings.HasSuffix(got, truncatedSuffix) {
-		t.Errorf("Summarize(big) = %.60s…", got)
+		t.Errorf("Of(big) = %.60s…", got)
 	}
-	if testing.AllocsPerRun(1, func() { Summarize(big) }) > 50_000 {
-		t.Errorf("Summarize(big) allocates per input token: it should stop at the cap")
+	if testing.AllocsPerRun(1, func() { Of(big) }) > 50_000 {
+		t.Errorf("Of(big) allocates per input token: it should stop at the cap")
+	}
+}
+
+func TestClip(t *testing.T) {
+	emoji := strings.Repeat("😀", 130) // 260 UTF-16 units
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"short kept", "git_status", "git_status"},
+		{"exactly the limit kept", strings.Repeat("a", MaxStringLen), strings.Repeat("a", MaxStringLen)},
+		{"long cut with the count", strings.Repeat("a", MaxStringLen+5), strings.Repeat("a", MaxStringLen) + "...[truncated 5 chars]"},
+		{"bytes over, units not: kept", strings.Repeat("é", MaxStringLen), strings.Repeat("é", MaxStringLen)},
+		{"a surrogate pair is never split", "x" + emoji, "x" + strings.Repeat("😀", 119) + "...[truncated 22 chars]"},
+		{"no redaction here", "TOKEN=" + strings.Repeat("s", 10), "TOKEN=" + strings.Repeat("s", 10)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clip(tc.in); got != tc.want {
+				t.Errorf("Clip(%.40q…) = %.60q…, want %.60q…", tc.in, got, tc.want)
+			}
+		})
 	}
 }

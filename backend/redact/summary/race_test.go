@@ -1,6 +1,6 @@
 //go:build race
 
-package audit
+package summary
 
 // The race detector slows the corpus comparisons ten times: they run on a
 // tenth of their corpora (the full ones run without -race).

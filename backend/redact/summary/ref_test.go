@@ -1,4 +1,4 @@
-package audit
+package summary
 
 // The original implementation of the redaction rules, kept as the oracle of
 // the tests that prove the hand-written summarizer and matchers equal to it.
@@ -323,7 +323,7 @@ func refCapUnits(str string, max int, suffix string) string {
 	return str
 }
 
-// refSummarizeResult is the original summarizeResult: it marshals the
+// refSummarizeResult is the original of OfResult: it marshals the
 // envelope {ok, content} or {ok, error} and summarizes that.
 func refSummarizeResult(r protocol.ToolResult) string {
 	env := struct {

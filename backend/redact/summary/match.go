@@ -1,4 +1,4 @@
-package audit
+package summary
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // The redaction rules' patterns, matched by hand on the hot path. Each
 // matcher accepts exactly the language of the regular expression in its
-// comment; summarize_ref_test.go checks them against those expressions.
+// comment; ref_test.go checks them against those expressions.
 //
 // Case-insensitive matching follows Go's regexp (?i), which folds with
 // unicode.SimpleFold: besides the ASCII pairs, KELVIN SIGN (U+212A) matches

@@ -1,4 +1,13 @@
-package audit
+// Package summary writes the redacted, compact JSON summaries of tool
+// arguments and results that meith stores and shows: the audit log's
+// argsSummary and resultSummary (backend/audit) and the arguments of an
+// approval request (backend/permission). The rules go by key (secret keys,
+// text payload keys) and by the shape of a whole string (bearer tokens,
+// private keys, long random tokens); the secrets inside any other string are
+// found by the value scanner of backend/redact before the string is cut.
+//
+// It is a leaf of the redaction family: it imports only protocol and redact.
+package summary
 
 import (
 	"bytes"
@@ -35,10 +44,11 @@ const (
 	truncatedSuffix      = "...[truncated]"
 )
 
-// Summarize returns the redacted, compact JSON summary of v that the audit log
-// stores as argsSummary and resultSummary. v is marshalled with encoding/json
-// unless it is a [json.RawMessage], which is used as is (an empty one is
-// null). The rules are those of the original's summarizePayload:
+// Of returns the redacted, compact JSON summary of v: what the audit log
+// stores as argsSummary and an approval request shows as its arguments. v is
+// marshalled with encoding/json unless it is a [json.RawMessage], which is
+// used as is (an empty one is null; [OfJSON] takes the bytes without the
+// interface). The rules are those of the original's summarizePayload:
 //
 //   - the value of a key matching /(token|password|passwd|secret|api[_-]?key|
 //     authorization|credential|private[_-]?key|access[_-]?key)/i becomes
@@ -66,19 +76,19 @@ const (
 // Only the first JSON value of the input is read, and reading stops once the
 // summary is certainly over the cap: what follows is neither summarized nor
 // checked.
-func Summarize(v any) string {
+func Of(v any) string {
 	if raw, ok := v.(json.RawMessage); ok {
-		return summarizeRaw(raw)
+		return OfJSON(raw)
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return UnserializableMarker
 	}
-	return summarizeRaw(raw)
+	return OfJSON(raw)
 }
 
-// summarizeRaw is Summarize of a json.RawMessage.
-func summarizeRaw(raw []byte) string {
+// OfJSON is [Of] of the JSON text raw.
+func OfJSON(raw []byte) string {
 	if len(bytes.TrimSpace(raw)) == 0 { // Unicode spaces too, as ever
 		raw = []byte("null")
 	}
@@ -90,10 +100,11 @@ func summarizeRaw(raw []byte) string {
 	return s.result()
 }
 
-// summarizeResult summarizes the envelope {ok, content} or {ok, error}
-// exactly as Summarize would the envelope marshalled with encoding/json,
-// without marshalling it: the content is summarized in place.
-func summarizeResult(r protocol.ToolResult) string {
+// OfResult summarizes the envelope {ok, content} or {ok, error} exactly as
+// [Of] would the envelope marshalled with encoding/json, without marshalling
+// it: the content is summarized in place. The audit log stores it as
+// resultSummary.
+func OfResult(r protocol.ToolResult) string {
 	if !r.OK {
 		s := newSummarizer(nil)
 		defer s.free()
@@ -140,7 +151,7 @@ func summarizeResult(r protocol.ToolResult) string {
 	return s.result()
 }
 
-// The keys of the result envelope that summarizeResult writes itself.
+// The keys of the result envelope that OfResult writes itself.
 var (
 	keyContent = []byte("content")
 	keyError   = []byte("error")
@@ -161,7 +172,7 @@ var errSyntax = errors.New("invalid JSON")
 // MaxSummaryLen UTF-16 units (a UTF-8 character has at most 3 bytes per unit).
 const fullBytes = 3*MaxSummaryLen + 3
 
-// deepSkip is the nesting of a skipped value past which summarizeResult
+// deepSkip is the nesting of a skipped value past which OfResult
 // checks the content with json.Valid, whose nesting limit (10,000) the
 // summary does not apply itself.
 const deepSkip = 1000
@@ -169,7 +180,7 @@ const deepSkip = 1000
 // summarizer reads JSON from in and writes the redacted summary to out, in
 // one pass and without building values: a hand-written reader that accepts
 // and rejects exactly what encoding/json's Decoder.Token does, value by value
-// (summarize_ref_test.go compares the two).
+// (ref_test.go compares the two).
 type summarizer struct {
 	in   []byte
 	pos  int
@@ -646,7 +657,7 @@ func (s *summarizer) appendString(str []byte, plain bool) {
 		s.out = append(s.out, '"')
 		return
 	}
-	s.out = appendJSONString(s.out, str, false)
+	s.out = AppendJSONString(s.out, str, false)
 }
 
 // redactString applies the string rules to str found under key.
@@ -688,6 +699,21 @@ func (s *summarizer) redactString(key, str []byte, plain bool) {
 	}
 }
 
+// Clip bounds a string a client chose (a tool name, a cwd hint) to
+// [MaxStringLen] UTF-16 units, cut as summaries cut strings ("...[truncated
+// N chars]"), so one call cannot write a megabyte into a log. It does not
+// redact: callers pass the string through the value scanner first.
+func Clip(v string) string {
+	if len(v) <= MaxStringLen {
+		return v
+	}
+	if n := units([]byte(v)); n > MaxStringLen {
+		kept := cutUnits([]byte(v), MaxStringLen)
+		return string(kept) + "...[truncated " + strconv.Itoa(n-units(kept)) + " chars]"
+	}
+	return v
+}
+
 // looksSensitive reports whether str (of n UTF-16 units) looks like a bearer
 // token, a private key or a long random token.
 func looksSensitive(str []byte, n int) bool {
@@ -727,10 +753,12 @@ func cutUnits(str []byte, max int) []byte {
 	return str
 }
 
-// appendJSONString appends src as a JSON string exactly as encoding/json
+// AppendJSONString appends src as a JSON string exactly as encoding/json
 // writes a string (with or without HTML escaping): invalid UTF-8 becomes
-// \ufffd, and U+2028 and U+2029 are always escaped.
-func appendJSONString[T string | []byte](dst []byte, src T, escapeHTML bool) []byte {
+// \ufffd, and U+2028 and U+2029 are always escaped. Summaries are written
+// with it; the audit log encodes its entries with it too, so that they are
+// byte for byte what json.Marshal writes.
+func AppendJSONString[T string | []byte](dst []byte, src T, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0

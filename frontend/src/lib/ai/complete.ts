@@ -1,8 +1,9 @@
-// lib/bridge/ai: one-shot completions by the configured agent (the
-// ai_complete tool). The Git panel's commit-message suggestion uses it; the
-// agent runs without meith's tools and answers with plain text.
+// lib/ai/complete: one-shot completions by the configured agent (the
+// ai_complete tool), over the bridge's call. The Git panel's commit-message
+// suggestion uses it; the agent runs without meith's tools and answers with
+// plain text.
 
-import { BridgeError, call } from './index';
+import { BridgeError, call } from '../bridge';
 
 /** The arguments of ai_complete. */
 export interface AiCompleteRequest {

@@ -1,7 +1,7 @@
-package audit
+package summary
 
 // These tests prove the hand-written summarizer and matchers equal to the
-// original ones (summarize_ref_test.go): the regular expressions and
+// original ones (ref_test.go): the regular expressions and
 // json.Decoder.Token, on generated corpora of keys, strings and JSON
 // documents, valid and broken.
 
@@ -314,13 +314,13 @@ var fixedDocs = []string{
 	`[` + strings.Repeat(`"x y",`, 1000) + `tru]`,
 }
 
-// TestSummarizeEqualsOriginal compares Summarize with the original on the
+// TestSummarizeEqualsOriginal compares Of with the original on the
 // edge cases and on generated documents, valid and broken.
 func TestSummarizeEqualsOriginal(t *testing.T) {
 	check := func(in []byte) {
 		t.Helper()
-		if got, want := Summarize(json.RawMessage(in)), refSummarize(json.RawMessage(in)); got != want {
-			t.Fatalf("Summarize(%.300q)\n got %.400q\nwant %.400q", in, got, want)
+		if got, want := Of(json.RawMessage(in)), refSummarize(json.RawMessage(in)); got != want {
+			t.Fatalf("Of(%.300q)\n got %.400q\nwant %.400q", in, got, want)
 		}
 	}
 	for _, d := range fixedDocs {
@@ -338,7 +338,7 @@ func TestSummarizeEqualsOriginal(t *testing.T) {
 		for range 3 {
 			m := mutate(g.r, doc)
 			check(m)
-			if Summarize(json.RawMessage(m)) == UnserializableMarker {
+			if Of(json.RawMessage(m)) == UnserializableMarker {
 				markers++
 			}
 		}
@@ -349,8 +349,8 @@ func TestSummarizeEqualsOriginal(t *testing.T) {
 	// Go values go through json.Marshal in both.
 	for _, v := range []any{nil, 1.5, "Bearer abcdefghijklmnop", map[string]any{"token": 1, "b": []int{1, 2}},
 		struct{ A, Token string }{"<a>", "t"}, []byte("xyz"), make(chan int)} {
-		if got, want := Summarize(v), refSummarize(v); got != want {
-			t.Errorf("Summarize(%#v) = %q, want %q", v, got, want)
+		if got, want := Of(v), refSummarize(v); got != want {
+			t.Errorf("Of(%#v) = %q, want %q", v, got, want)
 		}
 	}
 }
@@ -388,14 +388,14 @@ func TestSummarizeResultEqualsOriginal(t *testing.T) {
 			protocol.ToolResult{OK: false, Error: &protocol.ErrorInfo{Code: protocol.CodeValidation, Message: genString(g.r), Details: json.RawMessage(doc)}})
 	}
 	for _, r := range results {
-		if got, want := summarizeResult(r), refSummarizeResult(r); got != want {
-			t.Fatalf("summarizeResult(%.300q)\n got %.400q\nwant %.400q", r.Content, got, want)
+		if got, want := OfResult(r), refSummarizeResult(r); got != want {
+			t.Fatalf("OfResult(%.300q)\n got %.400q\nwant %.400q", r.Content, got, want)
 		}
 	}
 }
 
-// FuzzSummarize compares Summarize and summarizeResult with the originals
-// on any input: go test -fuzz FuzzSummarize ./backend/audit.
+// FuzzSummarize compares Of and OfResult with the originals
+// on any input: go test -fuzz FuzzSummarize ./backend/redact/summary.
 func FuzzSummarize(f *testing.F) {
 	for _, d := range fixedDocs {
 		f.Add([]byte(d))
@@ -405,12 +405,12 @@ func FuzzSummarize(f *testing.F) {
 		f.Add(g.doc())
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if got, want := Summarize(json.RawMessage(in)), refSummarize(json.RawMessage(in)); got != want {
-			t.Fatalf("Summarize(%q) = %q, want %q", in, got, want)
+		if got, want := Of(json.RawMessage(in)), refSummarize(json.RawMessage(in)); got != want {
+			t.Fatalf("Of(%q) = %q, want %q", in, got, want)
 		}
 		r := protocol.ToolResult{OK: true, Content: in}
-		if got, want := summarizeResult(r), refSummarizeResult(r); got != want {
-			t.Fatalf("summarizeResult(content %q) = %q, want %q", in, got, want)
+		if got, want := OfResult(r), refSummarizeResult(r); got != want {
+			t.Fatalf("OfResult(content %q) = %q, want %q", in, got, want)
 		}
 	})
 }
@@ -429,42 +429,15 @@ func TestAppendJSONStringEqualsEncoder(t *testing.T) {
 	}
 	for _, s := range strs {
 		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s, true); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONString(%q, html) = %s, want %s", s, got, want)
+		if got := AppendJSONString(nil, s, true); !bytes.Equal(got, want) {
+			t.Fatalf("AppendJSONString(%q, html) = %s, want %s", s, got, want)
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		enc.Encode(s)
-		if got := appendJSONString(nil, []byte(s), false); !bytes.Equal(got, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, buf.Bytes())
+		if got := AppendJSONString(nil, []byte(s), false); !bytes.Equal(got, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) {
+			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got, buf.Bytes())
 		}
-	}
-}
-
-// TestAppendEntryEqualsMarshal compares the entry encoder with json.Marshal.
-func TestAppendEntryEqualsMarshal(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	for i := range 5000 {
-		e := Entry{ID: genString(r), TS: genString(r), Caller: protocol.Caller(genString(r)), ToolName: genString(r),
-			Decision: Decision(genString(r)), Cwd: genString(r), ArgsSummary: genString(r), ResultSummary: genString(r),
-			DurationMs: r.Int64N(1e6) - 1000, Capabilities: []string{}}
-		for range r.IntN(4) {
-			e.Capabilities = append(e.Capabilities, genString(r))
-		}
-		if i%2 == 0 {
-			e.SessionID, e.SpaceID, e.TabID = genString(r), genString(r), genString(r)
-		}
-		want, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendEntry(nil, &e); string(got) != string(want)+"\n" {
-			t.Fatalf("appendEntry(%+v)\n got %s\nwant %s", e, got, want)
-		}
-	}
-	// Nil capabilities are written as [] (Record's rule).
-	if got := appendEntry(nil, &Entry{}); !strings.Contains(string(got), `"capabilities":[]`) {
-		t.Errorf("appendEntry(no capabilities) = %s, want capabilities []", got)
 	}
 }
