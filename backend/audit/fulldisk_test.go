@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/meith-dev/meith/backend/fulldisk"
+	"github.com/meith-dev/meith/backend/internal/fulldisk"
 )
 
 // logLines collects what the log reports to Logf.

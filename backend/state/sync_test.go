@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meith-dev/meith/backend/fulldisk"
+	"github.com/meith-dev/meith/backend/internal/fulldisk"
 )
 
 // waitUntil polls cond until it holds, failing the test after 10 s.

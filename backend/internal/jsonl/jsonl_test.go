@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/meith-dev/meith/backend/fulldisk"
+	"github.com/meith-dev/meith/backend/internal/fulldisk"
 )
 
 // open opens path with opts and closes it at the end of the test.
