@@ -1,30 +1,32 @@
 // Package app is the desktop side of meith: the Wails binding through which
 // the window (the trusted "renderer" caller) reaches the tool registry, and
 // the code that runs the window (run.go, the only file here that imports
-// Wails).
+// Wails). The binding's files follow its seams: binding.go (the App, its
+// life and the tool calls), events.go (the events it emits), window.go (the
+// methods only the window has), live.go (the live browser and terminal
+// views and the asset handler they pull from).
 //
 // Wails v2 bound methods cannot be cancelled and reject with strings, so the
 // binding mirrors the socket protocol: [App.Call] returns a call id at once
 // and runs the call in the background; its events and result arrive as the
 // Wails events "tool_event" {callId, event} and "tool_result"
-// {callId, result}; [App.Cancel] cancels it. Changes to the list of pending
-// approvals are announced with a small "approvals_changed" event, and the UI
-// re-reads [App.PendingApprovals]; changes to the app state (state.json)
-// are announced with a small "state_changed" {kind, ids} event, and the UI
-// re-reads what changed through tool calls; new app log entries are
-// announced with a throttled "logs_appended" {count} hint, and changes of
-// watched git repositories with "git_changed" {root, count}.
+// {callId, result}; [App.Cancel] cancels it.
+//
+// Changes reach the window by one road: the runtime's change bus (package
+// hint), to which every engine publishes. While the window is open the
+// binding forwards each hint unchanged as the Wails event of its topic —
+// "state_changed" {kind, ids}, "approvals_changed" {kind, id, pending},
+// "logs_appended" {count}, "git_changed" {root, count}, "process_changed"
+// {kind, id}, "agent_changed" {sessionId, kind} — and the UI re-reads what
+// changed through tool calls (or [App.PendingApprovals]).
 //
 // The live browser view is bound too: [App.BrowserInput],
 // [App.BrowserViewport] and [App.BrowserStop] reach a browser tab's page
 // directly (renderer-trusted, like every call of the window), while its
 // frames are pulled through the asset server (run.go), never pushed.
-//
 // Terminal tabs work the same way: [App.TerminalWrite] and
-// [App.TerminalResize] reach a terminal's PTY directly, its output is
-// pulled through the asset server (process.OutputPath), and changes of the
-// managed processes are announced with a throttled "process_changed"
-// {kind, id} hint, after which the UI re-reads them through the tools.
+// [App.TerminalResize] reach a terminal's PTY directly, and its output is
+// pulled through the asset server (process.OutputPath).
 package app
 
 import (
@@ -32,12 +34,9 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/meith-dev/meith/backend/agent"
-	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/browser"
-	"github.com/meith-dev/meith/backend/git/watch"
+	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -54,9 +53,8 @@ const SessionRenderer = "renderer"
 type App struct {
 	reg       *registry.Registry
 	approvals *permission.Approvals // nil: no approval prompts
-	store     *state.Store          // nil: no state_changed events
-	logs      *applog.Logger        // nil: no logs_appended events
-	git       *watch.Hub            // nil: no git_changed events
+	store     *state.Store          // nil: BeforeClose never asks
+	hints     *hint.Bus             // nil: the window hears of no changes
 	browser   *browser.Manager      // nil: no live browser view
 	processes *process.Manager      // nil: no terminal input
 
@@ -74,40 +72,29 @@ type App struct {
 	// then nobody is asked.
 	quitting atomic.Bool
 
-	mu         sync.Mutex
-	em         emitter
-	wctx       context.Context // the Wails context, set by Startup
-	base       context.Context // parent of every call; cancelled by Shutdown
-	stop       context.CancelFunc
-	calls      map[string]context.CancelFunc
-	detach     func()
-	unsub      func()
-	unsubSt    func()
-	unsubLog   func()
-	unsubGit   func()
-	logCount   int                              // entries not yet announced
-	logTimer   *time.Timer                      // pending logs_appended hint
-	procHints  hintBatch[ProcessChangedPayload] // process_changed hints
-	agentHints hintBatch[agent.Change]          // agent_changed hints
-	started    bool
-	shutdown   bool
-	wg         sync.WaitGroup
+	mu       sync.Mutex
+	em       emitter
+	wctx     context.Context // the Wails context, set by Startup
+	base     context.Context // parent of every call; cancelled by Shutdown
+	stop     context.CancelFunc
+	calls    map[string]context.CancelFunc
+	detach   func() // leaves the approval broker
+	unhint   func() // ends the subscription to the change bus
+	started  bool
+	shutdown bool
+	wg       sync.WaitGroup
 }
 
 // Option configures [New].
 type Option func(*App)
 
-// WithState makes the window hear of every change of the app state as a
-// "state_changed" event while it is open.
+// WithState gives the window the app state, whose confirmOnClose setting
+// decides whether [App.BeforeClose] asks before quitting.
 func WithState(store *state.Store) Option { return func(a *App) { a.store = store } }
 
-// WithLogs makes the window hear of new app log entries as throttled
-// "logs_appended" hints while it is open, so the Logs panel is live.
-func WithLogs(l *applog.Logger) Option { return func(a *App) { a.logs = l } }
-
-// WithGitWatch makes the window hear of changes to the repositories the git
-// tools watch, as "git_changed" events.
-func WithGitWatch(h *watch.Hub) Option { return func(a *App) { a.git = h } }
+// WithHints makes the window hear of the runtime's changes while it is
+// open: every hint of the bus is forwarded as the Wails event of its topic.
+func WithHints(bus *hint.Bus) Option { return func(a *App) { a.hints = bus } }
 
 // WithBrowser gives the window's live browser view (BrowserInput,
 // BrowserViewport, BrowserStop) the engine that holds the tabs.
@@ -117,42 +104,11 @@ func WithBrowser(m *browser.Manager) Option { return func(a *App) { a.browser = 
 // TerminalResize) the engine that runs the terminals.
 func WithProcesses(m *process.Manager) Option { return func(a *App) { a.processes = m } }
 
-// ProcessHook carries the process engine's change notices to the window.
-// The engine is built with the runtime, before the window's binding
-// exists, so instance.Config.OnProcessChange is set to [ProcessHook.Notify]
-// and the binding attaches itself later (run.go); notices before that, or
-// after the window closed, are dropped.
-type ProcessHook struct{ app atomic.Pointer[App] }
-
-// Notify announces a change of the process id of kind ("dev-server" or
-// "terminal") to the attached window, throttled. It is safe to call from
-// any goroutine.
-func (h *ProcessHook) Notify(kind, id string) {
-	if a := h.app.Load(); a != nil {
-		a.onProcessChange(kind, id)
-	}
-}
-
-// NotifyAgent announces a change of an agent session to the attached
-// window as a throttled "agent_changed" hint ({sessionId, kind}). It is safe
-// to call from any goroutine.
-func (h *ProcessHook) NotifyAgent(c agent.Change) {
-	if a := h.app.Load(); a != nil {
-		a.onAgentChange(c)
-	}
-}
-
-// attach makes a the window the hook notifies.
-func (h *ProcessHook) attach(a *App) { h.app.Store(a) }
-
 // New returns the binding for a registry and, optionally, the approval
 // broker it answers prompts for.
 func New(reg *registry.Registry, approvals *permission.Approvals, opts ...Option) *App {
 	base, stop := context.WithCancel(context.Background())
-	a := &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{},
-		procHints:  hintBatch[ProcessChangedPayload]{event: EventProcessChanged, throttle: processThrottle, max: maxProcessHints},
-		agentHints: hintBatch[agent.Change]{event: EventAgentChanged, throttle: agentThrottle, max: maxAgentHints},
-	}
+	a := &App{reg: reg, approvals: approvals, base: base, stop: stop, calls: map[string]context.CancelFunc{}}
 	for _, o := range opts {
 		o(a)
 	}
@@ -161,7 +117,7 @@ func New(reg *registry.Registry, approvals *permission.Approvals, opts ...Option
 
 // Startup is called by Wails when the window starts. It attaches the window
 // to the approval broker, so privileged CLI calls prompt here, and
-// subscribes to the state store's changes.
+// subscribes to the change bus.
 func (a *App) Startup(ctx context.Context) {
 	a.mu.Lock()
 	if a.started || a.shutdown {
@@ -175,18 +131,9 @@ func (a *App) Startup(ctx context.Context) {
 	}
 	if a.approvals != nil {
 		a.detach = a.approvals.Attach()
-		a.unsub = a.approvals.Subscribe(a.onApproval)
 	}
-	if a.store != nil {
-		a.unsubSt = a.store.Subscribe(a.onStateChange)
-	}
-	if a.logs != nil {
-		a.unsubLog = a.logs.Subscribe(a.onLog)
-	}
-	if a.git != nil {
-		a.unsubGit = a.git.Subscribe(func(c watch.Change) {
-			a.emit(EventGitChanged, GitChangedPayload{Root: c.Root, Count: len(c.Paths)})
-		})
+	if a.hints != nil {
+		a.unhint = a.hints.Subscribe(a.forwardHint)
 	}
 	hook := a.onStartup
 	a.mu.Unlock()
@@ -196,10 +143,9 @@ func (a *App) Startup(ctx context.Context) {
 }
 
 // Shutdown is called by Wails when the window closes. It unsubscribes from
-// the state store, detaches from the approval broker (pending prompts are
-// denied), cancels the calls in flight
-// and waits for them until ctx ends. Later calls fail with
-// RUNTIME_SHUTTING_DOWN.
+// the change bus, detaches from the approval broker (pending prompts are
+// denied), cancels the calls in flight and waits for them until ctx ends.
+// Later calls fail with RUNTIME_SHUTTING_DOWN.
 func (a *App) Shutdown(ctx context.Context) {
 	a.mu.Lock()
 	if a.shutdown {
@@ -208,26 +154,11 @@ func (a *App) Shutdown(ctx context.Context) {
 	}
 	a.shutdown = true
 	a.em = nil // the window is going away: nothing more is emitted
-	detach, unsub, unsubSt, unsubLog, unsubGit := a.detach, a.unsub, a.unsubSt, a.unsubLog, a.unsubGit
-	if a.logTimer != nil {
-		a.logTimer.Stop()
-		a.logTimer = nil
-	}
-	a.procHints.stopLocked()
-	a.agentHints.stopLocked()
+	detach, unhint := a.detach, a.unhint
 	a.mu.Unlock()
 
-	if unsubLog != nil {
-		unsubLog()
-	}
-	if unsubGit != nil {
-		unsubGit()
-	}
-	if unsubSt != nil {
-		unsubSt()
-	}
-	if unsub != nil {
-		unsub()
+	if unhint != nil {
+		unhint()
 	}
 	if detach != nil {
 		detach()

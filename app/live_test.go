@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/browser"
+	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
 )
@@ -242,15 +243,16 @@ func TestTerminalBindingDrivesARealShell(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	hook := &ProcessHook{}
-	m := process.New(process.Options{OnChange: hook.Notify})
+	bus := hint.New()
+	t.Cleanup(bus.Close)
+	// The process engine's OnChange, as the instance wires it.
+	m := process.New(process.Options{OnChange: func(kind, id string) { bus.Publish(hint.ProcessChanged{Kind: kind, ID: id}) }})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = m.Shutdown(ctx, true)
 	})
-	a, em := startApp(t, newTestRegistry(t, nil), nil, WithProcesses(m))
-	hook.attach(a)
+	a, em := startApp(t, newTestRegistry(t, nil), nil, WithProcesses(m), WithHints(bus))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -259,7 +261,7 @@ func TestTerminalBindingDrivesARealShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	em.waitFor(t, "process_changed of the new terminal", func(e emitted) bool {
-		p, ok := e.payload.(ProcessChangedPayload)
+		p, ok := e.payload.(hint.ProcessChanged)
 		return isProcessChanged(e) && ok && (p.ID == term.ID || p.ID == "")
 	})
 

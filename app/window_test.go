@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/hint"
+	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
@@ -49,8 +51,8 @@ func awaitPending(t *testing.T, a *App, em *fakeEmitter, seen int) permission.Ap
 }
 
 func isPendingEvent(e emitted) bool {
-	p, ok := e.payload.(ApprovalsChangedPayload)
-	return ok && e.name == EventApprovalsChanged && p.Kind == permission.ApprovalPending
+	p, ok := e.payload.(hint.ApprovalsChanged)
+	return ok && e.name == EventApprovalsChanged && p.Kind == string(permission.ApprovalPending)
 }
 
 func result(t *testing.T, ch <-chan protocol.ToolResult) protocol.ToolResult {
@@ -67,7 +69,8 @@ func result(t *testing.T, ch <-chan protocol.ToolResult) protocol.ToolResult {
 func TestApprovalsRoundTrip(t *testing.T) {
 	appr := permission.NewApprovals(permission.ApprovalsOptions{})
 	reg := newTestRegistry(t, appr)
-	a, em := startApp(t, reg, appr)
+	hints, _ := withHints(t, instance.HintSources{Approvals: appr})
+	a, em := startApp(t, reg, appr, hints)
 
 	// 1. Allow once: the call runs; the request carries what the prompt shows.
 	done := cliCall(reg, "socket:one", "a")
@@ -92,8 +95,8 @@ func TestApprovalsRoundTrip(t *testing.T) {
 		t.Errorf("second decision on a finished request: %v", err)
 	}
 	em.waitFor(t, "approvals_changed (resolved)", func(e emitted) bool {
-		p, ok := e.payload.(ApprovalsChangedPayload)
-		return ok && p.Kind == permission.ApprovalResolved && p.ID == req.ID && p.Pending == 0
+		p, ok := e.payload.(hint.ApprovalsChanged)
+		return ok && p.Kind == string(permission.ApprovalResolved) && p.ID == req.ID && p.Pending == 0
 	})
 
 	// 2. Deny: PERMISSION_DENIED.
