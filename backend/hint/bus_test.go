@@ -266,6 +266,9 @@ func TestUnsubscribe(t *testing.T) {
 func TestSlowSubscriberDoesNotBlockPublishers(t *testing.T) {
 	b := newBus(t)
 	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // before Close, should the test fail
 	entered := make(chan struct{}, 1)
 	slow := newInbox()
 	b.Subscribe(func(p Payload) {
@@ -301,7 +304,7 @@ func TestSlowSubscriberDoesNotBlockPublishers(t *testing.T) {
 	if err := b.Flush(ctx); err != context.Canceled {
 		t.Errorf("Flush with a cancelled context while a subscriber is stuck = %v", err)
 	}
-	close(release)
+	free()
 	got := slow.waitLen(t, 100)
 	for i, p := range got {
 		if p != (GitChanged{"/repo", i}) {
