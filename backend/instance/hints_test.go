@@ -3,14 +3,12 @@ package instance_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/git/gittest"
 	"github.com/meith-dev/meith/backend/git/repo"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/instance/instancetest"
@@ -85,23 +83,14 @@ func TestEnginesPublishOnTheBus(t *testing.T) {
 	})
 
 	// Git: a watched repository changes.
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "x"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	dir := gittest.NewRepo(t)
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "x")
 	r, err := repo.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	inst.GitWatch().Engine(r)
-	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, dir, "new.txt", "x\n", 0o644)
 	seen("git_changed", func(p hint.Payload) bool { g, ok := p.(hint.GitChanged); return ok && g.Root == dir && g.Count == 1 })
 
 	// Agents: a new session.
