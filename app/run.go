@@ -48,11 +48,6 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	}
 	cfg.Desktop = true
 	cfg.CaptureWindow = captureWindow
-	// The process engine starts with the runtime; its change notices
-	// reach the window once it is open.
-	procHook := &ProcessHook{}
-	cfg.OnProcessChange = procHook.Notify
-	cfg.OnAgentChange = procHook.NotifyAgent
 	inst, err := instance.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
@@ -67,7 +62,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
 		return 1
 	}
-	runErr := Run(ctx, inst, procHook)
+	runErr := Run(ctx, inst)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := errors.Join(runErr, inst.Close(closeCtx)); err != nil {
@@ -78,17 +73,11 @@ func Main(ctx context.Context, stderr io.Writer) int {
 }
 
 // Run opens the window on a started runtime and blocks until the window
-// closes or ctx ends. It does not close inst. procHook, if not nil, is the
-// hook inst's Config.OnProcessChange calls: the window then hears of
-// process changes ("process_changed").
-func Run(ctx context.Context, inst *instance.Instance, procHook *ProcessHook) error {
-	a := New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithLogs(inst.Logger()),
-		WithGitWatch(inst.GitWatch()), WithBrowser(inst.Browser()), WithProcesses(inst.Processes()))
-	if procHook != nil {
-		procHook.attach(a)
-		defer procHook.attach(nil)
-	}
-	return run(ctx, a)
+// closes or ctx ends. It does not close inst. While the window is open it
+// hears of the runtime's changes through inst's change bus.
+func Run(ctx context.Context, inst *instance.Instance) error {
+	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithHints(inst.Hints()),
+		WithBrowser(inst.Browser()), WithProcesses(inst.Processes())))
 }
 
 // quitRetry is how often Run asks Wails again to quit after ctx ended: a

@@ -55,7 +55,7 @@ func (i *Instance) newAgents() (*agent.Service, error) {
 		Logf: func(level protocol.LogLevel, format string, args ...any) {
 			i.log.Logf(level, "agent", format, args...)
 		},
-		OnChange: i.cfg.OnAgentChange,
+		OnChange: i.publishAgentChange,
 	})
 }
 

@@ -1,6 +1,7 @@
 // Package instance is the composition root of the meith runtime: it resolves
 // the paths, opens the log and audit files, builds the permission service and
-// the registry, registers every tool family, and owns the lifecycle of the
+// the registry, registers every tool family, wires every engine to the
+// change bus (package hint; see hints.go), and owns the lifecycle of the
 // socket, config.json and the instance record. The desktop app and
 // `meith serve` both run one Instance; tests use instancetest.
 package instance
@@ -25,6 +26,7 @@ import (
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/git/watch"
+	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
@@ -68,14 +70,6 @@ type Config struct {
 	// CaptureWindow, if set, returns a PNG of the main window for
 	// app_screenshot (the desktop app sets it); nil means headless.
 	CaptureWindow func(ctx context.Context) ([]byte, error)
-	// OnProcessChange, if set, is called (from an engine goroutine) when a
-	// dev server or terminal is added, removed, or changes status or port;
-	// kind is "dev-server" or "terminal". The desktop app pushes a small
-	// "process_changed" hint to the window, which then re-reads.
-	OnProcessChange func(kind, id string)
-	// OnAgentChange receives the agent sessions' change hints (the window
-	// turns them into "agent_changed" events).
-	OnAgentChange func(agent.Change)
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -105,6 +99,8 @@ type Instance struct {
 	paths     discovery.Paths
 	startedAt time.Time
 
+	hints     *hint.Bus // the change bus every engine publishes to
+	unhint    func()    // ends the engines' subscriptions to the bus
 	log       *applog.Logger
 	git       *watch.Hub // git status engines and repository watchers
 	audit     *audit.Log
@@ -141,7 +137,7 @@ func New(cfg Config) (*Instance, error) {
 	if err := os.Chmod(paths.UserData, 0o700); err != nil {
 		return nil, fmt.Errorf("instance: secure %s: %w", paths.UserData, err)
 	}
-	i := &Instance{cfg: cfg, paths: paths, startedAt: time.Now()}
+	i := &Instance{cfg: cfg, paths: paths, startedAt: time.Now(), hints: hint.New()}
 	if i.log, err = applog.Open(filepath.Join(paths.UserData, LogsFile), cfg.LogMirror); err != nil {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
@@ -180,6 +176,7 @@ func New(cfg Config) (*Instance, error) {
 		i.log.Close()
 		return nil, fmt.Errorf("instance: %w", err)
 	}
+	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git})
 	i.registerTools()
 	return i, nil
 }
@@ -221,7 +218,7 @@ func (i *Instance) newProcesses() *process.Manager {
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
 		},
-		OnChange: i.cfg.OnProcessChange,
+		OnChange: i.publishProcessChange,
 	})
 }
 
@@ -635,6 +632,8 @@ func (i *Instance) Close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("close state: %w", err))
 	}
 	errs = append(errs, i.audit.Close(), i.log.Close())
+	i.unhint()
+	i.hints.Close()
 	return errors.Join(errs...)
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/instance/instancetest"
 	"github.com/meith-dev/meith/backend/process"
@@ -82,18 +83,17 @@ func TestProcessToolsNeedAGrant(t *testing.T) {
 
 // TestDevServerReachesRuntime: a dev server's environment names this
 // runtime (socket, home, user data), and its group is recorded in
-// processes.json; app_health counts it; OnProcessChange hears of it.
+// processes.json; app_health counts it; the change bus hears of it.
 func TestDevServerReachesRuntime(t *testing.T) {
 	var mu sync.Mutex
 	var changes []string
-	onChange := func(c *instance.Config) {
-		c.OnProcessChange = func(kind, id string) {
-			mu.Lock()
-			changes = append(changes, kind+" "+id)
-			mu.Unlock()
-		}
-	}
-	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapStartsProcess), onChange)
+	inst := instancetest.New(t, instancetest.WithGrantCLI(protocol.CapStartsProcess))
+	defer inst.Hints().Subscribe(func(p hint.Payload) {
+		c := p.(hint.ProcessChanged)
+		mu.Lock()
+		changes = append(changes, c.Kind+" "+c.ID)
+		mu.Unlock()
+	}, hint.TopicProcess)()
 	c := dial(t, inst)
 	dir := t.TempDir()
 	res := call(t, c, "start_dev_server", `{"cwd":"`+dir+`","command":"echo \"$MEITH_SOCKET|$MEITH_HOME|$MEITH_USER_DATA\"; exec sleep 60"}`, nil)
@@ -114,7 +114,7 @@ func TestDevServerReachesRuntime(t *testing.T) {
 	if !strings.Contains(string(res.Content), `"name":"processes"`) || !strings.Contains(string(res.Content), `"devServersRunning":1`) {
 		t.Errorf("app_health = %s, want a processes check counting one running server", res.Content)
 	}
-	waitFor(t, "OnProcessChange", func() bool {
+	waitFor(t, "the process_changed hint", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Contains(changes, "dev-server "+srv.ID)

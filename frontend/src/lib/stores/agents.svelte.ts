@@ -12,7 +12,6 @@
  */
 import {
   call,
-  subscribe,
   Topics,
   type AgentAttachment,
   type AgentChangedPayload,
@@ -29,6 +28,7 @@ import {
   type ToolEvent,
 } from '../bridge';
 import { coalesced } from './coalesce';
+import { liveStore } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
 /** How often the list and the open transcript are re-read while a session runs (hints are the main path). */
@@ -139,11 +139,16 @@ export class AgentStore {
     (this.transcript?.session.id === this.selectedId ? this.transcript?.options : null) ?? this.config?.options ?? [],
   );
 
-  private off: (() => void) | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private aborts = new Map<string, AbortController>();
   private marking = '';
-  private readList = coalesced(() => this.loadList());
+  /** agent_changed: a hint re-reads the list, and the open transcript when it concerns it. */
+  private hints = liveStore<AgentChangedPayload>(Topics.agentChanged, () => this.loadList(), {
+    onHint: (p) => this.onHint(p),
+    onError: (err) => (this.error = errorText(err)),
+    readOnStart: false, // start() reads the list and the transcript
+  });
+  private readList = () => this.hints.refresh();
   private readTranscript = coalesced(() => this.loadTranscript());
 
   constructor(spaceId: string, cwd: string) {
@@ -154,21 +159,14 @@ export class AgentStore {
 
   /** Subscribes to agent_changed and reads everything; returns stop. */
   start(): () => void {
-    if (!this.off) {
-      try {
-        this.off = subscribe<AgentChangedPayload>(Topics.agentChanged, (p) => this.onHint(p));
-      } catch (err) {
-        this.error = errorText(err);
-      }
-    }
+    this.hints.start();
     void this.loadConfig();
     void this.refresh();
     return () => this.stop();
   }
 
   stop(): void {
-    this.off?.();
-    this.off = null;
+    this.hints.stop();
     this.setTimer(false);
   }
 
@@ -250,7 +248,7 @@ export class AgentStore {
   /** Starts the fallback timer while a session runs, stops it otherwise. */
   private syncTimer(): void {
     const anyRunning = Object.keys(this.runs).length > 0 || this.sessions.some((s) => s.status === 'running') || this.transcript?.session.status === 'running';
-    this.setTimer(anyRunning && !!this.off);
+    this.setTimer(anyRunning && this.hints.subscribed);
   }
 
   private setTimer(on: boolean): void {

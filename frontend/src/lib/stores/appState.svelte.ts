@@ -1,7 +1,6 @@
 import {
   call,
   openFolderDialog,
-  subscribe,
   Topics,
   type AppSettings,
   type AppState,
@@ -12,7 +11,7 @@ import {
   type WorkspaceTab,
   type WorkspaceTabKind,
 } from '../bridge';
-import { coalesced } from './coalesce';
+import { liveStore } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
 /** The layout of a space that has none yet (backend/state DefaultLayout). */
@@ -71,30 +70,21 @@ export class AppStateStore {
   workspaceTabCount = $derived(this.state?.workspaceTabs.length ?? 0);
   browserTabCount = $derived(this.state?.browserTabs.length ?? 0);
 
-  private off: (() => void) | null = null;
-  private reread = coalesced(() => this.load());
+  private hints = liveStore(Topics.stateChanged, () => this.load(), { onError: (err) => (this.error = errorText(err)) });
 
   /** Subscribes to state_changed and reads the state; returns stop. */
   start(): () => void {
-    if (!this.off) {
-      try {
-        this.off = subscribe(Topics.stateChanged, () => void this.refresh());
-      } catch (err) {
-        this.error = errorText(err);
-      }
-    }
-    void this.refresh();
+    this.hints.start();
     return () => this.stop();
   }
 
   stop(): void {
-    this.off?.();
-    this.off = null;
+    this.hints.stop();
   }
 
   /** Re-reads the state. Calls that arrive while a read runs coalesce into one more read. */
   refresh(): Promise<void> {
-    return this.reread();
+    return this.hints.refresh();
   }
 
   private async load(): Promise<void> {

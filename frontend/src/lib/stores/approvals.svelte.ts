@@ -1,12 +1,12 @@
 import {
   decideApproval,
   pendingApprovals,
-  subscribe,
   BridgeError,
   Topics,
   type ApprovalDecision,
   type ApprovalRequest,
 } from '../bridge';
+import { liveStore } from './live';
 
 /**
  * Privileged socket calls waiting for the desktop user. The Go side pushes a
@@ -16,26 +16,24 @@ class ApprovalsStore {
   pending = $state<ApprovalRequest[]>([]);
   error = $state('');
   busy = $state(false);
-  private off: (() => void) | null = null;
+  private hints = liveStore(Topics.approvalsChanged, () => this.load(), { onError: (err) => (this.error = message(err)) });
 
+  /** Subscribes to approvals_changed and reads the list; returns stop. */
   start(): () => void {
-    if (!this.off) {
-      try {
-        this.off = subscribe(Topics.approvalsChanged, () => void this.refresh());
-      } catch (err) {
-        this.error = message(err);
-      }
-    }
-    void this.refresh();
+    this.hints.start();
     return () => this.stop();
   }
 
   stop(): void {
-    this.off?.();
-    this.off = null;
+    this.hints.stop();
   }
 
-  async refresh(): Promise<void> {
+  /** Re-reads the list (calls during a read coalesce into one more). */
+  refresh(): Promise<void> {
+    return this.hints.refresh();
+  }
+
+  private async load(): Promise<void> {
     try {
       this.pending = await pendingApprovals();
       this.error = '';

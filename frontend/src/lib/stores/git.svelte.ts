@@ -1,6 +1,6 @@
-import { call, subscribe, Topics, type GitBranch, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
+import { call, Topics, type GitBranch, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
 import { appState } from './appState.svelte';
-import { coalesced } from './coalesce';
+import { liveStore } from './live';
 import { errorText, toasts } from './toasts.svelte';
 
 /**
@@ -24,25 +24,21 @@ export class GitStore {
   changedFiles = $derived(this.diff?.isRepo ? this.diff.files.length : 0);
   isRepo = $derived(!!this.status?.isRepo);
 
-  private off: (() => void) | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
-  private reread = coalesced(() => this.load());
+  private hints = liveStore<GitChangedPayload>(Topics.gitChanged, () => this.load(), {
+    accept: (p) => !!p && !!this.root() && p.root === this.root(),
+    onError: (err) => (this.error = errorText(err)),
+    readOnStart: false, // follow() reads, once there is a folder
+  });
 
   /** Starts following the active space; returns stop. */
   start(): () => void {
-    try {
-      this.off = subscribe<GitChangedPayload>(Topics.gitChanged, (p) => {
-        if (p && this.root() && p.root === this.root()) void this.refresh();
-      });
-    } catch (err) {
-      this.error = errorText(err);
-    }
+    this.hints.start();
     return () => this.stop();
   }
 
   stop(): void {
-    this.off?.();
-    this.off = null;
+    this.hints.stop();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
@@ -69,8 +65,9 @@ export class GitStore {
     }
   }
 
+  /** Re-reads (calls during a read coalesce into one more). */
   refresh(): Promise<void> {
-    return this.reread();
+    return this.hints.refresh();
   }
 
   private root(): string {

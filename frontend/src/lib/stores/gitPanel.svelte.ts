@@ -1,7 +1,7 @@
-import { call, subscribe, Topics, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
+import { call, Topics, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
 import type { PanelFile } from '../features/git/tree';
 import { appState } from './appState.svelte';
-import { coalesced } from './coalesce';
+import { liveStore } from './live';
 import { errorText, toasts } from './toasts.svelte';
 
 /** Which side of the changes a file is listed in. */
@@ -45,8 +45,10 @@ export class GitPanelStore {
   });
 
   private cache = new Map<string, { diff: string; binary: boolean; large: boolean }>();
-  private off: (() => void) | null = null;
-  private reread = coalesced(() => this.load());
+  private hints = liveStore<GitChangedPayload>(Topics.gitChanged, () => this.load(), {
+    accept: (p) => !!p && p.root === this.status?.root,
+    onError: (err) => (this.error = errorText(err)),
+  });
 
   constructor(
     readonly cwd: string,
@@ -58,22 +60,12 @@ export class GitPanelStore {
 
   /** Subscribes to repository changes and reads; returns stop. */
   start(): () => void {
-    try {
-      this.off = subscribe<GitChangedPayload>(Topics.gitChanged, (p) => {
-        if (p && p.root === this.status?.root) void this.refresh();
-      });
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    void this.refresh();
-    return () => {
-      this.off?.();
-      this.off = null;
-    };
+    return this.hints.start();
   }
 
+  /** Re-reads (calls during a read coalesce into one more). */
   refresh(): Promise<void> {
-    return this.reread();
+    return this.hints.refresh();
   }
 
   private async load(): Promise<void> {

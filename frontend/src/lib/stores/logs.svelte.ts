@@ -1,5 +1,5 @@
-import { call, subscribe, Topics, type LogEntry } from '../bridge';
-import { coalesced } from './coalesce';
+import { call, Topics, type LogEntry } from '../bridge';
+import { liveStore } from './live';
 import { errorText } from './toasts.svelte';
 
 /**
@@ -15,11 +15,11 @@ export class LogsStore {
   /** True while the store follows logs_appended hints. */
   live = $state(false);
 
-  private reread = coalesced(() => this.load());
+  private hints = liveStore(Topics.logsAppended, () => this.load(), { onError: (err) => (this.error = errorText(err)) });
 
   /** Re-reads the newest entries (calls during a read coalesce into one more). */
   refresh(): Promise<void> {
-    return this.reread();
+    return this.hints.refresh();
   }
 
   private async load(): Promise<void> {
@@ -43,16 +43,10 @@ export class LogsStore {
 
   /** Reads now and again on every logs_appended hint until the returned stop is called. */
   follow(): () => void {
-    let off: () => void = () => {};
-    try {
-      off = subscribe(Topics.logsAppended, () => void this.refresh());
-      this.live = true;
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    void this.refresh();
+    const stop = this.hints.start();
+    this.live = this.hints.subscribed;
     return () => {
-      off();
+      stop();
       this.live = false;
     };
   }

@@ -13,7 +13,6 @@
  */
 import {
   call,
-  subscribe,
   Topics,
   type DevServer,
   type ProcessInfo,
@@ -24,7 +23,7 @@ import { findTabOnPort, localURL, newPorts, portAction, portMap, type PortMap } 
 import { newestFirst, runningSummary, serverLabel } from '../features/processes/status';
 import { appState } from './appState.svelte';
 import { browser } from './browser.svelte';
-import { coalesced } from './coalesce';
+import { liveStore } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 import { ui } from './ui.svelte';
 
@@ -64,32 +63,22 @@ export class ProcessesStore {
   /** The dev server the Output panel shows. */
   selected = $derived<DevServer | undefined>(this.sorted.find((s) => s.id === this.selectedId) ?? this.sorted[0]);
 
-  private off: (() => void) | null = null;
-  private timer: ReturnType<typeof setInterval> | undefined;
   private treeWatchers = 0;
   private ports: PortMap | null = null;
   private tabTerminals: Map<string, string> | null = null; // terminal id → tab id
-  private reread = coalesced(() => this.load());
+  private hints = liveStore(Topics.processChanged, () => this.load(), {
+    fallbackMs: FALLBACK_MS,
+    onError: (err) => (this.error = errorText(err)),
+  });
 
   /** Subscribes to process_changed and reads; returns stop. */
   start(): () => void {
-    if (!this.off) {
-      try {
-        this.off = subscribe(Topics.processChanged, () => void this.refresh());
-      } catch (err) {
-        this.error = errorText(err);
-      }
-      this.timer = setInterval(() => void this.refresh(), FALLBACK_MS);
-    }
-    void this.refresh();
+    this.hints.start();
     return () => this.stop();
   }
 
   stop(): void {
-    this.off?.();
-    this.off = null;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.hints.stop();
   }
 
   /** Stops and forgets everything read and seen (the ports, the tabs' terminals). */
@@ -108,7 +97,7 @@ export class ProcessesStore {
 
   /** Re-reads (calls during a read coalesce into one more). */
   refresh(): Promise<void> {
-    return this.reread();
+    return this.hints.refresh();
   }
 
   /** Reads get_process_tree too until the returned stop is called (the Processes panel). */
