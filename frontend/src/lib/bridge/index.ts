@@ -19,6 +19,9 @@ import {
   type ToolDescriptor,
   type ToolEvent,
   type ToolEventPayload,
+  type ToolInput,
+  type ToolName,
+  type ToolOutput,
   type ToolResult,
   type ToolResultPayload,
 } from './types';
@@ -35,13 +38,35 @@ export interface CallOptions {
   clientInfo?: Omit<ClientInfo, 'caller'>;
 }
 
+/**
+ * The arguments after a tool's name: its input, which may be left out when
+ * the tool has no required argument, then the options.
+ */
+export type CallArgs<N extends ToolName> = {} extends ToolInput<N>
+  ? [args?: ToolInput<N>, options?: CallOptions]
+  : [args: ToolInput<N>, options?: CallOptions];
+
+/** A tool name that the generated types do not know (computed at run time, or a test's). */
+type UnknownToolName<S extends string> = S & (S extends ToolName ? never : unknown);
+
 export interface Bridge {
   /**
    * Calls a tool. Resolves with the ToolResult (ok or not) once the Go side
    * reports it; rejects with a BridgeError only when the call could not be
    * started.
+   *
+   * With a tool name the generated types know (ToolName), the arguments are
+   * checked against the tool's input and the content has the tool's output
+   * type (unknown when the tool does not describe it). A name known only
+   * at run time, or an explicit content type (call<T>(…), for a tool whose
+   * output is unknown), takes the untyped form.
    */
-  call<T = unknown>(tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult<T>>;
+  call<N extends ToolName>(tool: N, ...rest: CallArgs<N>): Promise<ToolResult<ToolOutput<N>>>;
+  call<T = unknown, S extends string = string>(
+    tool: UnknownToolName<S>,
+    args?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<ToolResult<T>>;
   listTools(): Promise<ToolDescriptor[]>;
   pendingApprovals(): Promise<ApprovalRequest[]>;
   decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
@@ -164,32 +189,36 @@ async function invoke<T>(fn: () => Promise<T>): Promise<T> {
 export function createBridge(host: HostSource = windowHost): Bridge {
   const router = new CallRouter(host);
 
-  return {
-    async call<T = unknown>(tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}) {
-      const { onEvent, signal, clientInfo } = options;
-      if (signal?.aborted) return cancelledResult(tool);
-      const app = await invoke(async () => boundApp(host));
-      await invoke(async () => router.ensureStarted());
-      const callId = await invoke(() => app.Call(tool, args, { ...clientInfo, caller: 'renderer' }));
-      if (typeof callId !== 'string' || callId === '') {
-        throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
-      }
-      return new Promise<ToolResult<T>>((resolve) => {
-        const onAbort = () => {
-          app.Cancel(callId).catch((err: unknown) => console.error('bridge: Cancel failed', toBridgeError(err)));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        router.register(callId, {
-          onEvent,
-          resolve: (result) => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve(result as ToolResult<T>);
-          },
-        });
-        // Aborted while Call() was in flight: the listener above missed it.
-        if (signal?.aborted) onAbort();
+  async function call(tool: string, args: object = {}, options: CallOptions = {}): Promise<ToolResult> {
+    const { onEvent, signal, clientInfo } = options;
+    if (signal?.aborted) return cancelledResult(tool);
+    const app = await invoke(async () => boundApp(host));
+    await invoke(async () => router.ensureStarted());
+    const callId = await invoke(() => app.Call(tool, args as Record<string, unknown>, { ...clientInfo, caller: 'renderer' }));
+    if (typeof callId !== 'string' || callId === '') {
+      throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
+    }
+    return new Promise<ToolResult>((resolve) => {
+      const onAbort = () => {
+        app.Cancel(callId).catch((err: unknown) => console.error('bridge: Cancel failed', toBridgeError(err)));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      router.register(callId, {
+        onEvent,
+        resolve: (result) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
       });
-    },
+      // Aborted while Call() was in flight: the listener above missed it.
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  return {
+    // One implementation of both forms of Bridge['call']: the types only
+    // differ at the call site.
+    call: call as Bridge['call'],
 
     async listTools() {
       const app = await invoke(async () => boundApp(host));
