@@ -6,7 +6,10 @@
 // in a [protocol.ToolResult] and reports the outcome to the audit hook.
 //
 // Tools are registered with the generic [Register], which infers the JSON
-// Schema of the input from the Go type and panics on a bad registration.
+// Schema of the input and of the output (the content of a successful call)
+// from the Go types and panics on a bad registration. [Registry.Signature]
+// gives those Go types to code generators (backend/cmd/gentypes writes the
+// frontend's TypeScript types from them).
 package registry
 
 import (
