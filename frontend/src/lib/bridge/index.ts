@@ -189,36 +189,32 @@ async function invoke<T>(fn: () => Promise<T>): Promise<T> {
 export function createBridge(host: HostSource = windowHost): Bridge {
   const router = new CallRouter(host);
 
-  async function call(tool: string, args: object = {}, options: CallOptions = {}): Promise<ToolResult> {
-    const { onEvent, signal, clientInfo } = options;
-    if (signal?.aborted) return cancelledResult(tool);
-    const app = await invoke(async () => boundApp(host));
-    await invoke(async () => router.ensureStarted());
-    const callId = await invoke(() => app.Call(tool, args as Record<string, unknown>, { ...clientInfo, caller: 'renderer' }));
-    if (typeof callId !== 'string' || callId === '') {
-      throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
-    }
-    return new Promise<ToolResult>((resolve) => {
-      const onAbort = () => {
-        app.Cancel(callId).catch((err: unknown) => console.error('bridge: Cancel failed', toBridgeError(err)));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      router.register(callId, {
-        onEvent,
-        resolve: (result) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(result);
-        },
-      });
-      // Aborted while Call() was in flight: the listener above missed it.
-      if (signal?.aborted) onAbort();
-    });
-  }
-
   return {
-    // One implementation of both forms of Bridge['call']: the types only
-    // differ at the call site.
-    call: call as Bridge['call'],
+    async call<T = unknown>(tool: string, args: object = {}, options: CallOptions = {}) {
+      const { onEvent, signal, clientInfo } = options;
+      if (signal?.aborted) return cancelledResult(tool);
+      const app = await invoke(async () => boundApp(host));
+      await invoke(async () => router.ensureStarted());
+      const callId = await invoke(() => app.Call(tool, args as Record<string, unknown>, { ...clientInfo, caller: 'renderer' }));
+      if (typeof callId !== 'string' || callId === '') {
+        throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
+      }
+      return new Promise<ToolResult<T>>((resolve) => {
+        const onAbort = () => {
+          app.Cancel(callId).catch((err: unknown) => console.error('bridge: Cancel failed', toBridgeError(err)));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        router.register(callId, {
+          onEvent,
+          resolve: (result) => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(result as ToolResult<T>);
+          },
+        });
+        // Aborted while Call() was in flight: the listener above missed it.
+        if (signal?.aborted) onAbort();
+      });
+    },
 
     async listTools() {
       const app = await invoke(async () => boundApp(host));
