@@ -5,7 +5,14 @@
 // A fresh clone holds only dist/.keep, which is enough for the package (and so
 // `go build`/`go vet`/`go test ./...`) to compile; the window is blank until
 // the frontend has been built.
+//
+// The TypeScript types of the tools (src/lib/bridge/generated/tools.ts) are
+// generated from the Go tool registry by backend/cmd/gentypes; run
+// `go generate ./...` after changing a tool's input or output type
+// (scripts/test.sh fails while the file is stale).
 package frontend
+
+//go:generate go run ../backend/cmd/gentypes -o src/lib/bridge/generated/tools.ts
 
 import "embed"
 

@@ -26,6 +26,20 @@ unformatted=$(find . -name '*.go' -not -path './frontend/node_modules/*' -not -p
 [ -z "$unformatted" ] || { echo "$unformatted"; fail "these files need gofmt"; }
 echo "all Go files are gofmt'ed"
 
+section "go: generated frontend types (backend/cmd/gentypes)"
+# The tools' TypeScript types are generated from the Go registry; a Go change
+# to a tool's input or output type must come with the regenerated file.
+generated=frontend/src/lib/bridge/generated/tools.ts
+fresh=$(mktemp)
+go run ./backend/cmd/gentypes -o "$fresh"
+if ! cmp -s "$fresh" "$generated"; then
+  diff -u "$generated" "$fresh" | head -60 || true
+  rm -f "$fresh"
+  fail "$generated is stale: run go generate ./..."
+fi
+rm -f "$fresh"
+echo "$generated is up to date"
+
 section "go: dependency rules (backend/internal/archrules)"
 go test -count=1 ./backend/internal/archrules
 

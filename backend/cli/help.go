@@ -339,7 +339,8 @@ var builtinHelp = map[string]string{
 
 Lists every tool the runtime exposes: its name, capabilities and description.
 A filter keeps the tools whose name or description contains it. --json prints
-the tool descriptors (name, description, inputSchema, capabilities).`,
+the tool descriptors (name, description, inputSchema, outputSchema when the
+tool describes its result, capabilities).`,
 	"ping": `Usage: meith ping [--count N] [--delay-ms N]
 
 Calls app_ping N times (default 4) over one connection and prints each round

@@ -141,8 +141,13 @@ func IsTimeout(err error) bool { return IsCode(err, CodeTimeout) }
 
 // ToolDescriptor describes a tool in a tools_list frame.
 type ToolDescriptor struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of the content of a successful call,
+	// inferred from the handler's Go result type; it is absent when that
+	// type does not describe the content (a tool that builds its own
+	// envelope, or returns any value).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Capabilities []Capability    `json:"capabilities"`
 }

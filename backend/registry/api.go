@@ -6,11 +6,14 @@
 // in a [protocol.ToolResult] and reports the outcome to the audit hook.
 //
 // Tools are registered with the generic [Register], which infers the JSON
-// Schema of the input from the Go type and panics on a bad registration; a
-// tool package lists its tools as a table of [Def] rows for [RegisterAll].
-// [InvalidArg] and [MapError] are the errors a handler shares with every
-// other: a refused argument shaped like the registry's own, and its
-// engine's errors mapped with the context's end left for the registry.
+// Schema of the input and of the output (the content of a successful call)
+// from the Go types and panics on a bad registration; a tool package lists
+// its tools as a table of [Def] rows for [RegisterAll]. [Registry.Signature]
+// gives those Go types to code generators (backend/cmd/gentypes writes the
+// frontend's TypeScript types from them). [InvalidArg] and [MapError] are
+// the errors a handler shares with every other: a refused argument shaped
+// like the registry's own, and its engine's errors mapped with the
+// context's end left for the registry.
 package registry
 
 import (

@@ -66,6 +66,8 @@ type entry struct {
 	// readOnly is true when every capability of the tool is read-only
 	// (Options.Admit is not asked about it).
 	readOnly bool
+	// sig is the handler's Go input and output type.
+	sig Signature
 }
 
 // invoke runs a bound handler. It returns the handler's raw output; the
@@ -108,10 +110,19 @@ var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // If Out is [protocol.ToolResult] (or a pointer to one) the handler's
 // envelope is returned as is; any other value v becomes {ok: true, content: v}.
 //
+// Register also infers the output schema, the JSON Schema of the content of
+// a successful call, from Out: the JSON encoding/json writes for it (see
+// package jsonshape), whose object keys are required unless omitempty or
+// omitzero. The descriptor's OutputSchema is left out when the content is
+// not described: Out is protocol.ToolResult (the handler builds its own
+// envelope), an interface such as any, json.RawMessage, or a type with its
+// own MarshalJSON.
+//
 // Register panics on a bad registration, so mistakes show at start-up: an
 // empty, malformed or duplicate name, an empty description, no or invalid
 // capabilities, a nil handler, an In that is not a struct, a type the schema
-// cannot describe, or a bad struct tag.
+// cannot describe (an Out that encoding/json cannot write, such as a
+// channel), or a bad struct tag.
 func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call *Call, in In) (Out, error)) {
 	if err := checkTool(t); err != nil {
 		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
@@ -127,15 +138,21 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 	if err != nil {
 		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
 	}
+	out, err := outputSchema(reflect.TypeFor[Out]())
+	if err != nil {
+		panic(fmt.Sprintf("registry: register tool %q: %v", t.Name, err))
+	}
 	e := &entry{
 		tool: t,
 		desc: protocol.ToolDescriptor{
 			Name:         t.Name,
 			Description:  t.Description,
 			InputSchema:  raw,
+			OutputSchema: out,
 			Capabilities: slices.Clone(t.Capabilities),
 		},
 		schema: schema,
+		sig:    Signature{In: reflect.TypeFor[In](), Out: reflect.TypeFor[Out]()},
 		bind: func(args json.RawMessage) (invoke, []Issue) {
 			var in In
 			if issues := decodeStrict(args, &in); issues != nil {
@@ -253,6 +270,7 @@ func (r *Registry) lookup(name string) *entry {
 
 func cloneDescriptor(d protocol.ToolDescriptor) protocol.ToolDescriptor {
 	d.InputSchema = slices.Clone(d.InputSchema)
+	d.OutputSchema = slices.Clone(d.OutputSchema)
 	d.Capabilities = slices.Clone(d.Capabilities)
 	return d
 }
@@ -365,4 +383,19 @@ func plainValue(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// Signature is the Go input and output type of a registered tool's handler,
+// for code generators (the frontend's TypeScript types).
+type Signature struct {
+	In, Out reflect.Type
+}
+
+// Signature returns the Go input and output type of the named tool.
+func (r *Registry) Signature(name string) (Signature, bool) {
+	e := r.lookup(name)
+	if e == nil {
+		return Signature{}, false
+	}
+	return e.sig, true
 }

@@ -54,12 +54,13 @@ func toolsOf(descs []protocol.ToolDescriptor) []*mcp.Tool {
 			caps[i] = string(c)
 		}
 		tools = append(tools, &mcp.Tool{
-			Name:        d.Name,
-			Title:       d.Name,
-			Description: d.Description,
-			InputSchema: objectSchema(d.InputSchema),
-			Annotations: annotationsOf(d.Name, d.Capabilities),
-			Meta:        mcp.Meta{metaCapabilities: caps},
+			Name:         d.Name,
+			Title:        d.Name,
+			Description:  d.Description,
+			InputSchema:  objectSchema(d.InputSchema),
+			OutputSchema: outputSchemaOf(d.OutputSchema),
+			Annotations:  annotationsOf(d.Name, d.Capabilities),
+			Meta:         mcp.Meta{metaCapabilities: caps},
 		})
 	}
 	return tools
@@ -78,6 +79,26 @@ func objectSchema(raw json.RawMessage) map[string]any {
 	}
 	if _, ok := schema["type"]; !ok {
 		schema["type"] = "object"
+	}
+	return schema
+}
+
+// outputSchemaOf decodes a tool's output schema for MCP's outputSchema, or
+// returns nil (none advertised) unless the schema's type is exactly
+// "object". A client may check every result of a tool with an output
+// schema: its structuredContent must be there and match. [resultOf] gives
+// structuredContent for object content only, and agents speaking MCP
+// versions before 2026-07-28 accept only object output schemas; a tool
+// whose content may be null (a pointer), an array or a scalar advertises
+// none and its result stays text. The result is an untyped nil then, so
+// the key is left out of the tool.
+func outputSchemaOf(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var schema map[string]any
+	if json.Unmarshal(raw, &schema) != nil || schema["type"] != "object" {
+		return nil
 	}
 	return schema
 }

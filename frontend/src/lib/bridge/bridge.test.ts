@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BridgeError, createBridge, toBridgeError, type ToolDescriptor, type ToolEvent, type ToolResult } from './index';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { BridgeError, createBridge, toBridgeError, type ToolDescriptor, type ToolEvent, type ToolOutput, type ToolResult } from './index';
+import type { PingResult } from './generated/tools';
 import type { BoundApp, WailsHost } from './wails';
 
 /** A stand-in for window.go / window.runtime. */
@@ -149,7 +150,8 @@ describe('call', () => {
   it('forces the renderer caller and passes args and scope hints', async () => {
     const f = fakeHost();
     const b = createBridge(() => f.host);
-    const p = b.call('app_health', { deep: true }, { clientInfo: { cwd: '/tmp', caller: 'agent' } as never });
+    // The untyped form (an explicit content type): the bridge passes any arguments on.
+    const p = b.call<unknown>('app_health', { deep: true }, { clientInfo: { cwd: '/tmp', caller: 'agent' } as never });
     await tick();
     expect(f.app.Call).toHaveBeenCalledWith('app_health', { deep: true }, { cwd: '/tmp', caller: 'renderer' });
     f.emit('tool_result', { callId: 'call_000000000001', result: ok({ status: 'ok' }) });
@@ -272,5 +274,37 @@ describe('subscribe', () => {
     off();
     f.emit('approvals_changed', { pending: 0 });
     expect(got).toEqual([1]);
+  });
+});
+
+describe('typed call (generated/tools.ts)', () => {
+  it('checks a known tool\'s arguments and types its content by the tool\'s output', async () => {
+    const f = fakeHost();
+    const b = createBridge(() => f.host);
+    const p = b.call('app_ping', { message: 'hi' });
+    await tick();
+    expect(f.app.Call).toHaveBeenCalledWith('app_ping', { message: 'hi' }, { caller: 'renderer' });
+    f.emit('tool_result', { callId: 'call_000000000001', result: ok({ pong: true, pid: 7 }) });
+    const r = await p;
+    expectTypeOf(r.content).toEqualTypeOf<PingResult | undefined>();
+    expect(r.content?.pong).toBe(true);
+
+    // Type checks only (svelte-check runs them; the calls below never run).
+    const typeChecks = () => {
+      // @ts-expect-error app_ping has no argument "bogus"
+      void b.call('app_ping', { bogus: 1 });
+      // @ts-expect-error message is a string
+      void b.call('app_ping', { message: 1 });
+      // @ts-expect-error create_space needs its arguments
+      void b.call('create_space');
+      expectTypeOf(b.call('app_get_state')).resolves.toEqualTypeOf<ToolResult<ToolOutput<'app_get_state'>>>();
+      // A tool that does not describe its output: unknown content, or the caller's type.
+      expectTypeOf(b.call('git_status', { cwd: '/repo' })).resolves.toEqualTypeOf<ToolResult<unknown>>();
+      expectTypeOf(b.call<{ isRepo: boolean }>('git_status', { cwd: '/repo' })).resolves.toEqualTypeOf<ToolResult<{ isRepo: boolean }>>();
+      // A name the generated types do not know takes any arguments.
+      const name: string = 'plugin_tool';
+      void b.call(name, { anything: true });
+    };
+    expect(typeChecks).toBeTypeOf('function');
   });
 });

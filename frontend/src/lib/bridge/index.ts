@@ -19,6 +19,9 @@ import {
   type ToolDescriptor,
   type ToolEvent,
   type ToolEventPayload,
+  type ToolInput,
+  type ToolName,
+  type ToolOutput,
   type ToolResult,
   type ToolResultPayload,
 } from './types';
@@ -35,13 +38,35 @@ export interface CallOptions {
   clientInfo?: Omit<ClientInfo, 'caller'>;
 }
 
+/**
+ * The arguments after a tool's name: its input, which may be left out when
+ * the tool has no required argument, then the options.
+ */
+export type CallArgs<N extends ToolName> = {} extends ToolInput<N>
+  ? [args?: ToolInput<N>, options?: CallOptions]
+  : [args: ToolInput<N>, options?: CallOptions];
+
+/** A tool name that the generated types do not know (computed at run time, or a test's). */
+type UnknownToolName<S extends string> = S & (S extends ToolName ? never : unknown);
+
 export interface Bridge {
   /**
    * Calls a tool. Resolves with the ToolResult (ok or not) once the Go side
    * reports it; rejects with a BridgeError only when the call could not be
    * started.
+   *
+   * With a tool name the generated types know (ToolName), the arguments are
+   * checked against the tool's input and the content has the tool's output
+   * type (unknown when the tool does not describe it). A name known only
+   * at run time, or an explicit content type (call<T>(…), for a tool whose
+   * output is unknown), takes the untyped form.
    */
-  call<T = unknown>(tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult<T>>;
+  call<N extends ToolName>(tool: N, ...rest: CallArgs<N>): Promise<ToolResult<ToolOutput<N>>>;
+  call<T = unknown, S extends string = string>(
+    tool: UnknownToolName<S>,
+    args?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<ToolResult<T>>;
   listTools(): Promise<ToolDescriptor[]>;
   pendingApprovals(): Promise<ApprovalRequest[]>;
   decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
@@ -165,12 +190,12 @@ export function createBridge(host: HostSource = windowHost): Bridge {
   const router = new CallRouter(host);
 
   return {
-    async call<T = unknown>(tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}) {
+    async call<T = unknown>(tool: string, args: object = {}, options: CallOptions = {}) {
       const { onEvent, signal, clientInfo } = options;
       if (signal?.aborted) return cancelledResult(tool);
       const app = await invoke(async () => boundApp(host));
       await invoke(async () => router.ensureStarted());
-      const callId = await invoke(() => app.Call(tool, args, { ...clientInfo, caller: 'renderer' }));
+      const callId = await invoke(() => app.Call(tool, args as Record<string, unknown>, { ...clientInfo, caller: 'renderer' }));
       if (typeof callId !== 'string' || callId === '') {
         throw new BridgeError('BRIDGE_ERROR', `Call(${tool}) returned no call id`);
       }

@@ -1,32 +1,39 @@
-// Types of the Go side (backend/protocol, backend/permission, app/) as they
-// arrive in the webview. They are written by hand from the Go structs' JSON
-// tags; keep them in step when those change.
+// Types of the Go side as they arrive in the webview.
+//
+// The inputs and outputs of the tools are generated from the Go registry
+// (./generated/tools.ts, by backend/cmd/gentypes: run `go generate ./...`
+// after changing a tool's Go types); this file gives them the names the UI
+// uses. Written by hand here is only what is not a tool's input or output:
+// the envelope, events and payloads of the Wails bridge (app/, protocol),
+// the approval prompts (permission), the asset server's pages, and the
+// vocabularies (unions) of values the Go side keeps as plain strings.
 
-export type Capability =
-  | 'read-only'
-  | 'writes-files'
-  | 'controls-browser'
-  | 'starts-process'
-  | 'accesses-network'
-  | 'destructive';
+import type * as Gen from './generated/tools';
+
+export type { ToolName, ToolTypes, ToolInput, ToolOutput } from './generated/tools';
+
+/**
+ * T with the keys of R narrowed to R's types: what the Go side guarantees
+ * beyond what its types say (a list the state store never leaves null, a
+ * plain Go string that only ever holds one of a few values). Each key must
+ * be one of T's and each type must narrow T's, so a refinement that no
+ * longer fits the generated type fails the check.
+ */
+export type Refine<T, R extends { [K in keyof R]: K extends keyof T ? T[K] : never }> = Omit<T, keyof R> & R;
+
+export type Capability = Gen.Capability;
 
 export type Caller = 'cli' | 'renderer' | 'agent' | 'plugin' | 'internal';
 
 /** Error codes of a failed ToolResult (backend/protocol). */
-export type ToolErrorCode =
-  | 'UNKNOWN_TOOL'
-  | 'VALIDATION_ERROR'
-  | 'PERMISSION_DENIED'
-  | 'TIMEOUT'
-  | 'TOOL_FAILED'
-  | 'RUNTIME_SHUTTING_DOWN'
-  | 'CANCELLED'
-  | 'PROTOCOL_ERROR';
+export type ToolErrorCode = Gen.ErrorCode;
 
 export interface ToolDescriptor {
   name: string;
   description: string;
   inputSchema: unknown;
+  /** The JSON Schema of a successful call's content; absent when the tool does not describe it. */
+  outputSchema?: unknown;
   capabilities: Capability[];
 }
 
@@ -53,10 +60,7 @@ export interface ToolEvent {
   path?: string;
 }
 
-export interface Diagnostic {
-  level: string;
-  message: string;
-}
+export type Diagnostic = Gen.Diagnostic;
 
 export interface ToolErrorInfo {
   code: ToolErrorCode;
@@ -134,77 +138,27 @@ export const Topics = {
   agentChanged: 'agent_changed',
 } as const;
 
-// ---- App state (backend/state/types.go) ----
+// ---- App state (backend/state) ----
 
 /** A space: a named, colored workspace, optionally bound to a project folder. */
-export interface Space {
-  id: string;
-  name: string;
-  color: string;
-  cwd?: string;
-  projectId: string | null;
-  /** How the space's workspace is arranged (split, panes, drawer). */
-  layout: Layout;
-  /** Unix milliseconds. */
-  createdAt: number;
-  updatedAt: number;
-}
+export type Space = Refine<Gen.Space, { layout: Layout }>;
 
 /** A pane of a space's workspace: every space has the primary one; a split adds the secondary one. */
 export type Pane = 'primary' | 'secondary';
 
-/** The arrangement of a space's workspace (backend/state/layout.go). */
-export interface Layout {
-  split: boolean;
-  /** The primary pane's share of the width while split (0.15–0.85). */
-  splitRatio: number;
-  focusedPane: Pane;
-  /** The tab each pane shows ('' for an empty pane). */
-  primaryTabId: string;
-  secondaryTabId: string;
-  drawerOpen: boolean;
-  /** Pixels (120–800). */
-  drawerHeight: number;
-}
+/** The arrangement of a space's workspace (backend/state/layout.go; the store keeps focusedPane valid). */
+export type Layout = Refine<Gen.Layout, { focusedPane: Pane }>;
 
 export type WorkspaceTabKind = 'editor' | 'terminal' | 'agent' | 'preview' | 'git';
 
-export interface WorkspaceTab {
-  id: string;
-  spaceId: string;
-  kind: WorkspaceTabKind;
-  title: string;
-  cwd: string;
-  active: boolean;
-  pane: Pane;
-  terminalId: string | null;
-  activeFilePath: string | null;
-  openFilePaths: string[];
-  selectedGitFilePath: string | null;
-  createdAt: number;
-}
+/** A workspace tab (the state store checks its kind and pane and never leaves openFilePaths null). */
+export type WorkspaceTab = Refine<Gen.WorkspaceTab, { kind: WorkspaceTabKind; pane: Pane; openFilePaths: string[] }>;
 
 /** Load states of a browser tab's page (backend/browser LoadLoading…). */
 export type BrowserLoadState = 'loading' | 'complete' | 'failed';
 
-export interface BrowserTab {
-  id: string;
-  spaceId: string;
-  url: string;
-  title: string;
-  active: boolean;
-  pane: Pane;
-  /** The page's icon (an http(s) or data: URL); absent when it has none. */
-  favicon?: string;
-  loadState?: BrowserLoadState;
-  canGoBack?: boolean;
-  canGoForward?: boolean;
-  /** The automation owner (browser_use_start), or null. */
-  ownerId?: string | null;
-  mode?: 'web' | 'plugin';
-  /** Why the last navigation failed (loadState "failed"). */
-  errorText?: string;
-}
+/** A browser tab's record (the state store keeps its pane valid). */
+export type BrowserTab = Refine<Gen.BrowserTab, { pane: Pane }>;
 
 /**
  * One user input of a browser tab's live view, in the page's CSS pixels
@@ -233,48 +187,23 @@ export type PackageManager = 'unknown' | 'npm' | 'pnpm' | 'yarn' | 'bun';
 /** What the window does when a dev server reports its port. */
 export type DevServerOpenBrowser = 'offer' | 'open' | 'off';
 
-export interface AppSettings {
-  autoRunOnOpen: boolean;
-  confirmOnClose: boolean;
-  stopServersOnClose: boolean;
-  showOutputOnRun: boolean;
-  defaultPackageManager: PackageManager;
-  debugMode: boolean;
-  /** At start-up, stop the dev servers and terminals an earlier run left running (else list them as orphans). */
-  stopOrphansOnStart: boolean;
-  /** When a dev server reports its port: "open" a browser tab on it (or reload one), "offer" to, or nothing ("off"). */
-  devServerOpenBrowser: DevServerOpenBrowser;
-  git: GitSettings;
-}
+/** The app settings (set_app_settings accepts only these values). */
+export type AppSettings = Refine<
+  Gen.AppSettings,
+  { defaultPackageManager: PackageManager; devServerOpenBrowser: DevServerOpenBrowser; git: GitSettings }
+>;
 
 /** A saved commit identity ("gitacct_…"). */
-export interface IdentityProfile {
-  id: string;
-  label: string;
-  name: string;
-  email: string;
-}
+export type IdentityProfile = Gen.IdentityProfile;
 
-/** Settings of the git tools and the Git panel (backend/state GitSettings). */
-export interface GitSettings {
-  refreshIntervalMs: number;
-  showUntrackedFiles: boolean;
-  confirmBeforeRestore: boolean;
-  checkpointBeforeAgentRun: boolean;
-  identityProfiles: IdentityProfile[];
-  /** The profile git_commit uses; null uses the repository's git config. */
-  activeIdentityProfileId: string | null;
-}
+/** Settings of the git tools and the Git panel (backend/state GitSettings; the store never leaves the profiles null). */
+export type GitSettings = Refine<Gen.GitSettings, { identityProfiles: IdentityProfile[] }>;
 
-/** The content of app_get_state (state.json). */
-export interface AppState {
-  version: number;
-  spaces: Space[];
-  activeSpaceId: string;
-  browserTabs: BrowserTab[];
-  workspaceTabs: WorkspaceTab[];
-  settings: AppSettings;
-}
+/** The content of app_get_state (state.json; the store never leaves a list null). */
+export type AppState = Refine<
+  Gen.State,
+  { spaces: Space[]; browserTabs: BrowserTab[]; workspaceTabs: WorkspaceTab[]; settings: AppSettings }
+>;
 
 /** Payload of the "state_changed" Wails event: a hint to re-read. */
 export interface StateChangedPayload {
@@ -283,17 +212,7 @@ export interface StateChangedPayload {
 }
 
 /** One app log entry (applog.Entry), as app_get_logs returns it. */
-export interface LogEntry {
-  id: string;
-  ts: string;
-  level: 'debug' | 'info' | 'warn' | 'error';
-  source: string;
-  message: string;
-  caller?: string;
-  sessionId?: string;
-  toolName?: string;
-  data?: Record<string, unknown>;
-}
+export type LogEntry = Gen.Entry;
 
 // ---- Git (backend/git, backend/tools/gittools) ----
 
@@ -303,6 +222,10 @@ export interface GitChangedPayload {
   /** How many paths changed (0: unknown). */
   count: number;
 }
+
+// git_status and git_diff answer one of two shapes (a repository or not),
+// so their output is not described (unknown): these are the parts the UI
+// reads, written by hand.
 
 /** The summary of git_diff {includePatches:false}. */
 export interface GitDiffSummary {
@@ -329,13 +252,16 @@ export interface GitStatusSummary {
 }
 
 /** One branch of git_branch. */
-export interface GitBranch {
-  name: string;
-  current: boolean;
-  upstream: string;
-  commit: string;
-  subject: string;
-}
+export type GitBranch = Gen.Branch;
+
+/** A git checkpoint (backend/git/checkpoint Checkpoint). */
+export type GitCheckpoint = Gen.Checkpoint;
+
+/** The result of git_checkpoint_compare. */
+export type GitCheckpointComparison = Gen.Comparison;
+
+/** The result of git_checkpoint_restore. */
+export type GitCheckpointRestoreResult = Gen.CheckpointRestoreOutput;
 
 // ---- Processes (backend/process, backend/tools/processtools) ----
 
@@ -363,65 +289,21 @@ export interface OutputPage {
 }
 
 /** A managed dev server (process.DevServer). */
-export interface DevServer {
-  /** "dev_…" */
-  id: string;
-  name?: string;
-  cwd: string;
-  command: string;
-  args: string[] | null;
-  status: ProcessStatus;
-  pid: number;
-  port: number | null;
-  exitCode: number | null;
-  signal: string | null;
-  /** Unix milliseconds. */
-  startedAt: number;
-  endedAt?: number;
-}
+export type DevServer = Gen.DevServer;
 
 /** A terminal session (process.Terminal). */
-export interface TerminalSession {
-  /** "term_…" */
-  id: string;
-  cwd: string;
-  shell: string;
-  pid: number;
-  cols: number;
-  rows: number;
-  status: ProcessStatus;
-  createdAt: number;
-  exitCode: number | null;
-}
+export type TerminalSession = Gen.Terminal;
 
 /** get_terminal_snapshot: a terminal with its replayable scrollback. */
-export interface TerminalSnapshot extends TerminalSession {
-  buffer: string;
-  nextSeq: number;
-}
+export type TerminalSnapshot = Gen.Snapshot;
 
 /** An OS process of a managed process's subtree. */
-export interface ProcessNode {
-  pid: number;
-  ppid: number;
-  command: string;
-  ports: number[] | null;
-  children: ProcessNode[] | null;
-}
+export type ProcessNode = Gen.ProcessNode;
 
 export type ProcessKind = 'dev-server' | 'terminal' | 'orphan';
 
 /** One managed process of get_process_tree. */
-export interface ProcessInfo {
-  kind: ProcessKind;
-  id: string;
-  pid: number;
-  cwd: string;
-  command?: string;
-  status: ProcessStatus | string;
-  ports: number[] | null;
-  tree: ProcessNode | null;
-}
+export type ProcessInfo = Gen.ProcessInfo;
 
 /** Payload of the "process_changed" Wails event: a hint to re-read (empty kind and id: many changed). */
 export interface ProcessChangedPayload {
@@ -437,48 +319,16 @@ export type AgentAdapter = 'claude' | 'codex' | 'gemini' | 'custom';
 export type AgentSessionStatus = 'idle' | 'running' | 'error' | 'cancelled';
 
 /** Token use and cost as the agent reports them. */
-export interface AgentUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  used?: number;
-  size?: number;
-  costAmount?: number;
-  costCurrency?: string;
-}
+export type AgentUsage = Gen.Usage;
 
 /** One agent session (agent.Session). Times are Unix milliseconds. */
-export interface AgentSession {
-  /** "sess_…" */
-  id: string;
-  title: string;
-  cwd: string;
-  spaceId: string | null;
-  adapter: AgentAdapter | string;
-  model?: string;
-  reasoning?: string;
-  /** "Full access": privileged tool calls run without asking. */
-  autoAccept: boolean;
-  status: AgentSessionStatus;
-  createdAt: number;
-  updatedAt: number;
-  lastViewedAt?: number;
-  usage?: AgentUsage;
-  lastError?: string;
-}
+export type AgentSession = Gen.Session;
 
 /** A session as agent_list_sessions lists it. */
-export interface AgentSessionListItem extends AgentSession {
-  /** Changed since the user last looked (updatedAt > lastViewedAt). */
-  unseen: boolean;
-  pendingPermissions: number;
-}
+export type AgentSessionListItem = Gen.SessionInfo;
 
 /** One piece of a message, in order: text, a thought, or a tool call (by id). */
-export interface AgentPart {
-  type: 'text' | 'thought' | 'tool';
-  text?: string;
-  toolCallId?: string;
-}
+export type AgentPart = Gen.Part;
 
 export type AgentToolCallStatus =
   | 'pending'
@@ -489,160 +339,39 @@ export type AgentToolCallStatus =
   | 'denied'
   | 'cancelled';
 
-/** One tool call of an assistant message (agent.ToolCall). */
-export interface AgentToolCall {
-  id: string;
-  name: string;
-  title?: string;
-  /** "meith": one of meith's tools through the MCP bridge; "agent": the agent's own. */
-  source: 'meith' | 'agent';
-  /** The ACP tool kind of an agent tool (read, edit, execute…). */
-  kind?: string;
-  capabilities?: Capability[];
-  /** The gating capability when the call needed approval. */
-  capability?: Capability;
-  args?: unknown;
-  status: AgentToolCallStatus;
-  /** The (clipped) result of a meith tool. */
-  result?: ToolResult & { data?: unknown };
-  /** The (clipped) text an agent tool reported. */
-  output?: string;
-  decision?: 'allow' | 'deny';
-  startedAt: number;
-  endedAt?: number;
-}
+/** One tool call of an assistant message (agent.ToolCall); transcripts of older builds kept a result's content under data. */
+export type AgentToolCall = Refine<Gen.ToolCall, { result?: Gen.ToolResult & { data?: unknown } }>;
 
 /** A file attached to a user message, staged into <cwd>/.meith/attachments. */
-export interface AgentAttachment {
-  name: string;
-  path: string;
-  size: number;
-}
+export type AgentAttachment = Gen.Attachment;
 
-export interface AgentPlanEntry {
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed';
-  priority?: string;
-}
+export type AgentPlanEntry = Gen.PlanEntry;
 
 /** One message of a transcript (agent.Message). */
-export interface AgentMessage {
-  /** "msg_…" */
-  id: string;
-  role: 'user' | 'assistant';
-  createdAt: number;
-  parts: AgentPart[] | null;
-  toolCalls: AgentToolCall[] | null;
-  attachments?: AgentAttachment[];
-  plan?: AgentPlanEntry[];
-  status?: 'streaming' | 'done' | 'cancelled' | 'error';
-  stopReason?: string;
-  error?: { code: string; message: string };
-  usage?: AgentUsage;
-}
+export type AgentMessage = Gen.Message;
 
 /** A tool call waiting for the user: the inline permission card. */
-export interface AgentPermissionRequest {
-  sessionId: string;
-  toolCallId: string;
-  toolName: string;
-  title?: string;
-  source: 'meith' | 'agent';
-  capability: Capability;
-  /** The card's phrase: "write files", "control the browser"… */
-  action: string;
-  args: unknown;
-  createdAt: number;
-}
+export type AgentPermissionRequest = Gen.PermissionRequest;
 
 /** A setting the agent advertises (model, reasoning level…). */
-export interface AgentConfigOption {
-  id: string;
-  name: string;
-  category: string;
-  current: string;
-  values: { value: string; name: string }[] | null;
-}
+export type AgentConfigOption = Gen.ConfigOption;
 
 /** The result of agent_get_transcript. */
-export interface AgentTranscript {
-  session: AgentSession;
-  messages: AgentMessage[] | null;
-  /** Earlier messages or content were left out of this read. */
-  omitted: boolean;
-  pendingPermissions: AgentPermissionRequest[] | null;
-  options: AgentConfigOption[] | null;
-}
+export type AgentTranscript = Gen.TranscriptView;
 
 /** The configured agent ("" preset: none). */
-export interface AgentConfig {
-  preset: '' | AgentAdapter;
-  command: string;
-  args: string[] | null;
-  model: string;
-  reasoning: string;
-  autoAccept: boolean;
-}
+export type AgentConfig = Gen.Config;
 
-export interface AgentPresetInfo {
-  id: string;
-  label: string;
-  command: string;
-  args: string[] | null;
-  installHint: string;
-}
+export type AgentPresetInfo = Gen.Preset;
 
-/** The result of agent_get_config. */
-export interface AgentConfigResult {
-  config: AgentConfig;
-  presets: AgentPresetInfo[] | null;
-  options: AgentConfigOption[] | null;
-}
+/** The result of agent_get_config (options: what the configured agent advertised last). */
+export type AgentConfigResult = Refine<Gen.ConfigOutput, { options: AgentConfigOption[] | null }>;
 
 /** The result of agent_send_message. */
-export interface AgentSendResult {
-  sessionId: string;
-  messageId: string;
-  status: string;
-  stopReason: string;
-  text: string;
-  toolCalls: number;
-  usage?: AgentUsage;
-}
+export type AgentSendResult = Gen.SendResult;
 
 /** Payload of the "agent_changed" Wails event: a hint to re-read ("" sessionId: many, or the list). */
 export interface AgentChangedPayload {
   sessionId: string;
   kind: 'sessions' | 'transcript' | 'permission' | 'deleted';
-}
-
-/** A git checkpoint (backend/git/checkpoint Checkpoint). */
-export interface GitCheckpoint {
-  id: string;
-  ref?: string;
-  root?: string;
-  /** RFC 3339. */
-  createdAt: string;
-  label?: string;
-  source?: string;
-  sessionId?: string;
-  toolCallId?: string;
-}
-
-/** The result of git_checkpoint_compare. */
-export interface GitCheckpointComparison {
-  left: string;
-  right: string;
-  stat: { files: number; additions: number; deletions: number };
-  files: { path: string; status: string; additions: number; deletions: number; binary: boolean }[] | null;
-  /** The unified diff of all files ("" unless asked for). */
-  patch: string;
-}
-
-/** The result of git_checkpoint_restore. */
-export interface GitCheckpointRestoreResult {
-  checkpoint: GitCheckpoint;
-  /** The checkpoint of the state before the restore: restoring it undoes the restore. */
-  preRestore: GitCheckpoint;
-  undo?: string;
 }

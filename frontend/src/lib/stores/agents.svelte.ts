@@ -46,7 +46,7 @@ export function modelOption(options: AgentConfigOption[] | null | undefined): Ag
 
 /** The reasoning-level option among an agent's options. */
 export function reasoningOption(options: AgentConfigOption[] | null | undefined): AgentConfigOption | undefined {
-  return options?.find((o) => REASONING_IDS.has(o.category) || REASONING_IDS.has(o.id));
+  return options?.find((o) => REASONING_IDS.has(o.category ?? '') || REASONING_IDS.has(o.id));
 }
 
 /** A prompt this window is sending, shown until the transcript has it. */

@@ -47,6 +47,9 @@ async function started(): Promise<InstanceType<typeof AgentStore>> {
   return store;
 }
 
+/** The parts of a checkpoint these tests do not look at. */
+const checkpointRefs = { ref: '', root: '/repo', baseHead: '', commit: '', indexCommit: '' };
+
 describe('AgentStore', () => {
   it('lists the space sessions, opens the newest, reads its transcript and marks it viewed', async () => {
     await started();
@@ -253,9 +256,9 @@ describe('AgentStore', () => {
 
   it('lists the open session checkpoints newest first, compares and restores them', async () => {
     fake.db.checkpoints = [
-      { id: 'cp_1', createdAt: '2025-01-01T10:00:00.000Z', label: 'Before run 1', sessionId: 'sess_b' },
-      { id: 'cp_x', createdAt: '2025-01-01T11:00:00.000Z', label: 'Other session', sessionId: 'sess_a' },
-      { id: 'cp_2', createdAt: '2025-01-01T12:00:00.000Z', label: 'Before run 2', sessionId: 'sess_b' },
+      { ...checkpointRefs, id: 'cp_1', createdAt: '2025-01-01T10:00:00.000Z', label: 'Before run 1', sessionId: 'sess_b' },
+      { ...checkpointRefs, id: 'cp_x', createdAt: '2025-01-01T11:00:00.000Z', label: 'Other session', sessionId: 'sess_a' },
+      { ...checkpointRefs, id: 'cp_2', createdAt: '2025-01-01T12:00:00.000Z', label: 'Before run 2', sessionId: 'sess_b' },
     ];
     await started();
     await store.loadCheckpoints();

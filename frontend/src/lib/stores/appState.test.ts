@@ -361,7 +361,8 @@ describe('AppStateStore layout', () => {
   const used = () => fake.db.calls.map((c) => c.tool).filter((t) => t !== 'app_get_state');
 
   it('lists each pane\'s tabs, browser tabs first, and what each pane shows', async () => {
-    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1:5173/', title: '', active: true, pane: 'primary' });
+    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1:5173/', title: '', active: true, pane: 'primary',
+      loadState: 'complete', canGoBack: false, canGoForward: false, ownerId: null, mode: 'web', contextKey: 'space:space_default', createdAt: 1, updatedAt: 1 });
     store.start();
     await settle();
     const a = await store.openTab('editor');
@@ -436,7 +437,8 @@ describe('AppStateStore layout', () => {
   });
 
   it('shows a browser tab by moving it to its own pane, and closes it with close_browser_tab', async () => {
-    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1/', title: 'Local', active: true, pane: 'primary' });
+    fake.db.state.browserTabs.push({ id: 'btab_1', spaceId: 'space_default', url: 'http://127.0.0.1/', title: 'Local', active: true, pane: 'primary',
+      loadState: 'complete', canGoBack: false, canGoForward: false, ownerId: null, mode: 'web', contextKey: 'space:space_default', createdAt: 1, updatedAt: 1 });
     store.start();
     await settle();
     const item = store.primaryItems[0];

@@ -429,6 +429,9 @@ describe('AgentView session list', () => {
   });
 });
 
+/** The parts of a checkpoint these tests do not look at. */
+const checkpointRefs = { ref: '', root: '/repo', baseHead: '', commit: '', indexCommit: '' };
+
 describe('AgentView checkpoints', () => {
   const patch = [
     'diff --git a/src/a.ts b/src/a.ts',
@@ -451,9 +454,9 @@ describe('AgentView checkpoints', () => {
   beforeEach(() => {
     fake.db.sessions = [session({ id: 'sess_1' })];
     fake.db.checkpoints = [
-      { id: 'cp_1', createdAt: '2025-01-01T10:00:00.000Z', label: 'Before run 1', sessionId: 'sess_1' },
-      { id: 'cp_2', createdAt: '2025-01-01T12:00:00.000Z', label: 'Before run 2', sessionId: 'sess_1' },
-      { id: 'cp_other', createdAt: '2025-01-01T13:00:00.000Z', label: 'Elsewhere', sessionId: 'sess_9' },
+      { ...checkpointRefs, id: 'cp_1', createdAt: '2025-01-01T10:00:00.000Z', label: 'Before run 1', sessionId: 'sess_1' },
+      { ...checkpointRefs, id: 'cp_2', createdAt: '2025-01-01T12:00:00.000Z', label: 'Before run 2', sessionId: 'sess_1' },
+      { ...checkpointRefs, id: 'cp_other', createdAt: '2025-01-01T13:00:00.000Z', label: 'Elsewhere', sessionId: 'sess_9' },
     ];
     fake.db.comparison = {
       left: 'cp_2', right: 'worktree', stat: { files: 2, additions: 1, deletions: 2 }, patch,

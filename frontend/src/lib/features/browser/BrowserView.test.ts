@@ -33,7 +33,8 @@ const { browser } = await import('../../stores/browser.svelte');
 
 const tab = (over: Partial<BrowserTab> = {}): BrowserTab => ({
   id: 'btab_1', spaceId: 's', url: 'https://example.com/', title: 'Example', active: true, pane: 'primary',
-  loadState: 'complete', canGoBack: true, canGoForward: false, favicon: '', ownerId: null, mode: 'web', ...over,
+  loadState: 'complete', canGoBack: true, canGoForward: false, favicon: '', ownerId: null, mode: 'web',
+  contextKey: 'space:s', createdAt: 1, updatedAt: 1, ...over,
 });
 
 const settle = async () => {

@@ -6,7 +6,10 @@ const server = (over: Partial<DevServer>): DevServer => ({
   id: 'dev_1', cwd: '/p', command: 'npm run dev', args: null, status: 'running', pid: 10, port: null, exitCode: null, signal: null,
   startedAt: 1, ...over,
 });
-const tab = (over: Partial<BrowserTab>): BrowserTab => ({ id: 'btab_1', spaceId: 's1', url: 'about:blank', title: '', active: false, pane: 'primary', ...over });
+const tab = (over: Partial<BrowserTab>): BrowserTab => ({
+  id: 'btab_1', spaceId: 's1', url: 'about:blank', title: '', active: false, pane: 'primary',
+  loadState: 'complete', canGoBack: false, canGoForward: false, ownerId: null, mode: 'web', contextKey: 'space:s1', createdAt: 1, updatedAt: 1, ...over,
+});
 
 describe('newPorts', () => {
   it('reports nothing at the first look (servers that ran before the window opened)', () => {

@@ -172,7 +172,10 @@ describe('open on port', () => {
   });
 
   it('"open" reloads a tab already on that port instead', async () => {
-    await portAppears('open', [{ id: 'btab_app', spaceId: 'space_1', url: 'http://127.0.0.1:3000/cart', title: 'Shop', active: true, pane: 'primary' }]);
+    await portAppears('open', [
+      { id: 'btab_app', spaceId: 'space_1', url: 'http://127.0.0.1:3000/cart', title: 'Shop', active: true, pane: 'primary',
+        loadState: 'complete', canGoBack: false, canGoForward: false, ownerId: null, mode: 'web', contextKey: 'space:space_1', createdAt: 1, updatedAt: 1 },
+    ]);
     expect(used('open_browser_tab')).toEqual([]);
     expect(used('refresh')).toEqual([{ tabId: 'btab_app' }]);
   });
