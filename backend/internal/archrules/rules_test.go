@@ -101,7 +101,8 @@ var rules = []rule{
 		}, false},
 	{"engines do not import tool packages, the composition root or the window",
 		func(p string) bool {
-			return under("backend")(p) && !under("backend/tools")(p) && !under("backend/instance")(p) && !under("backend/cli")(p)
+			return under("backend")(p) && !under("backend/tools")(p) && !under("backend/instance")(p) &&
+				!under("backend/cli")(p) && !under("backend/cmd")(p)
 		},
 		func(imp string) bool {
 			return !under("backend/tools")(imp) && !under("backend/instance")(imp) && !under("app")(imp)
