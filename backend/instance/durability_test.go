@@ -18,8 +18,8 @@ import (
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/client"
 	"github.com/meith-dev/meith/backend/discovery"
-	"github.com/meith-dev/meith/backend/internal/fulldisk"
 	"github.com/meith-dev/meith/backend/instance"
+	"github.com/meith-dev/meith/backend/internal/fulldisk"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/tools/apptools"
 )
