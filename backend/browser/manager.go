@@ -633,6 +633,8 @@ func (m *Manager) attach(ctx context.Context, id, key string, targetID target.ID
 	c := chromedp.FromContext(tabCtx)
 	t.target = c.Target
 	t.targetID = c.Target.TargetID
+	tid := t.targetID
+	t.listenerTarget.Store(&tid)
 	if err := t.setup(withCancelOf(tabCtx, ctx)); err != nil {
 		cancel()
 		return nil, false, fmt.Errorf("browser: set up tab: %w", err)

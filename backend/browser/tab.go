@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -55,6 +56,9 @@ type Tab struct {
 	cancel   context.CancelFunc
 	target   *chromedp.Target
 	targetID target.ID
+	// listenerTarget is targetID for onEvent, which chromedp runs on its
+	// own goroutine from before attach has set targetID.
+	listenerTarget atomic.Pointer[target.ID]
 
 	op sync.Mutex // serializes automation calls (navigation, state, clicks)
 
@@ -237,10 +241,14 @@ func (t *Tab) targetInfo(url, title string) {
 // onEvent is the target's listener (chromedp's reader goroutine: fast, no
 // commands).
 func (t *Tab) onEvent(ev any) {
-	mainFrame := cdp.FrameID(t.targetID)
+	var tid target.ID
+	if p := t.listenerTarget.Load(); p != nil {
+		tid = *p
+	}
+	mainFrame := cdp.FrameID(tid)
 	switch e := ev.(type) {
 	case *page.EventFrameStartedLoading:
-		if e.FrameID == mainFrame || t.targetID == "" {
+		if e.FrameID == mainFrame || tid == "" {
 			t.update(func(p *PageInfo) { p.LoadState = LoadLoading; p.ErrorText = "" })
 		}
 	case *page.EventFrameNavigated:
