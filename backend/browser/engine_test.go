@@ -618,18 +618,27 @@ func TestLiveView(t *testing.T) {
 		t.Fatalf("the frame is not a JPEG: %v", err)
 	}
 	last := resp.Header.Get("X-Meith-Frame-Seq")
-	// A still page stops producing frames: the poll then answers 204.
+	// A still page stops producing frames: the poll then answers 204. The
+	// page may still be settling for a moment (the scrollbar of the scroll
+	// above fades out), so the frames may go on for a while, not for ever.
 	status := 0
-	for range 5 {
+	var kept []string // the frames that kept coming, for the failure message
+	begin := time.Now()
+	for time.Since(begin) < 15*time.Second {
 		resp, _ = http.Get(h.URL + FramePath + tab.ID() + "?after=" + last)
 		resp.Body.Close()
 		if status = resp.StatusCode; status == http.StatusNoContent {
 			break
 		}
 		last = resp.Header.Get("X-Meith-Frame-Seq")
+		kept = append(kept, fmt.Sprintf("#%s %sx%s at %v", last, resp.Header.Get("X-Meith-Frame-Width"),
+			resp.Header.Get("X-Meith-Frame-Height"), time.Since(begin).Round(time.Millisecond)))
 	}
 	if status != http.StatusNoContent {
-		t.Errorf("a still page kept answering %d, want 204", status)
+		tab.view.mu.Lock()
+		motion := tab.view.motion
+		tab.view.mu.Unlock()
+		t.Errorf("a still page kept answering %d, want 204: frames %v (motion %v)", status, kept, motion)
 	}
 	resp, _ = http.Get(h.URL + FramePath + "btab_nope")
 	resp.Body.Close()
