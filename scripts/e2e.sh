@@ -64,6 +64,13 @@ MEITH_DEV_BIN=$PWD/$DEV_BIN MEITH_BIN=$PWD/$CLI_BIN MEITH_SCRIPTAGENT=$PWD/$AGEN
   node --test --test-concurrency=1 ${E2E_FILES:-frontend/e2e/*.e2e.mjs} || rc=$?
 
 if [ "$rc" -ne 0 ]; then
+  # The whole log stays for a look (CI shows where); a crash is shown from
+  # its first line, which a tail of a goroutine dump would miss.
+  mkdir -p build/bin && cp "$tmp/app.log" build/bin/e2e-app.log 2>/dev/null || true
+  if grep -nE '^(panic:|fatal error:|SIG[A-Z]+: )' "$tmp/app.log" >/dev/null 2>&1; then
+    echo "--- app crash (from its first line; the whole log is build/bin/e2e-app.log) ---" >&2
+    awk '/^(panic:|fatal error:|SIG[A-Z]+: )/ {on = 1} on && n++ < 60' "$tmp/app.log" >&2 || true
+  fi
   echo "--- app log (tail) ---" >&2
   tail -n 40 "$tmp/app.log" >&2 || true
   fail "e2e tests failed (rc $rc)"

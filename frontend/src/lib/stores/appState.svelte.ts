@@ -203,10 +203,20 @@ export class AppStateStore {
    * page showed it when the key went down.
    */
   async closeFocused(): Promise<boolean> {
-    await this.pending;
-    await this.refresh();
+    await this.settled();
     const item = this.focusedItem;
     return item ? this.closeItem(item) : false;
+  }
+
+  /**
+   * Resolves once the state changes sent before have reached the backend
+   * and the state has been read back since. A key that acts on what the
+   * page shows (Ctrl+W, Ctrl+\) waits for it, so it acts on the user's
+   * latest change, not on a state that change has not replaced yet.
+   */
+  private async settled(): Promise<void> {
+    await this.pending;
+    await this.refresh();
   }
 
   /** Focuses a pane (a no-op when it has the focus already). */
@@ -231,6 +241,7 @@ export class AppStateStore {
    * tab moves to the new right pane; with fewer an agent tab opens there.
    */
   async toggleSplit(): Promise<void> {
+    await this.settled();
     if (this.layout.split) {
       await this.setLayout({ split: false });
       return;

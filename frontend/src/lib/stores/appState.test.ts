@@ -424,6 +424,22 @@ describe('AppStateStore layout', () => {
     expect(fake.db.state.workspaceTabs.map((t) => t.id)).toEqual([t2]);
   });
 
+  // The e2e flake "split: Ctrl+\\ splits…": Ctrl+\\ right after a new tab
+  // moved the tab shown before it, whose read-back had not landed yet.
+  it('Ctrl+\\ right after a new tab moves that tab to the right', async () => {
+    store.start();
+    await settle();
+    await store.openTab('editor');
+    await store.openTab('editor');
+    const opening = store.openTab('editor'); // not awaited: the key comes at once
+    await Promise.resolve();
+    await store.toggleSplit();
+    await opening;
+    const newest = fake.db.state.workspaceTabs[2].id;
+    const moved = fake.db.calls.filter((c) => c.tool === 'move_tab').map((c) => c.args.tabId);
+    expect(moved).toEqual([newest]);
+  });
+
   it('applies a layout change at once, before the backend answers', async () => {
     store.start();
     await settle();
