@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -80,10 +81,6 @@ func Run(ctx context.Context, inst *instance.Instance) error {
 		WithBrowser(inst.Browser()), WithProcesses(inst.Processes())))
 }
 
-// quitRetry is how often Run asks Wails again to quit after ctx ended: a
-// quit requested before the GTK main loop runs is lost.
-const quitRetry = time.Second
-
 func run(ctx context.Context, a *App) error {
 	a.newEmitter = func(wctx context.Context) emitter { return wailsEmitter{ctx: wctx} }
 	a.pickFolder = func(wctx context.Context, title string) (string, error) {
@@ -98,24 +95,15 @@ func run(ctx context.Context, a *App) error {
 		})
 		return answer == "Yes", err
 	}
+	ready, ended := make(chan struct{}), make(chan struct{})
+	defer close(ended)
+	var readyOnce sync.Once
 	a.onStartup = func(wctx context.Context) {
-		go func() {
-			select {
-			case <-ctx.Done():
-			case <-a.base.Done(): // Shutdown ran: nothing to do
-				return
-			}
-			a.quitting.Store(true) // a signal ends the app: no "Quit meith?" question
-			for range 10 {
-				wruntime.Quit(wctx)
-				select {
-				case <-a.base.Done():
-					return
-				case <-time.After(quitRetry):
-				}
-			}
-		}()
+		go quitOnSignal(ctx, ready, ended, a.base.Done(),
+			func() { a.quitting.Store(true) }, // a signal ends the app: no "Quit meith?" question
+			func() { wruntime.Quit(wctx) })
 	}
+	onDomReady := func(context.Context) { readyOnce.Do(func() { close(ready) }) }
 	policy := gpuPolicy(os.Getenv("MEITH_GPU_POLICY"))
 	if policy == linux.WebviewGpuPolicyNever && os.Getenv("WEBKIT_DISABLE_COMPOSITING_MODE") == "" {
 		// The policy alone still lets WebKit composite layers (in software
@@ -142,6 +130,7 @@ func run(ctx context.Context, a *App) error {
 		OnStartup:     a.Startup,
 		OnShutdown:    a.Shutdown,
 		OnBeforeClose: a.BeforeClose,
+		OnDomReady:    onDomReady,
 		Bind:          []any{a},
 		Linux:         &linux.Options{ProgramName: "meith"},
 	})
