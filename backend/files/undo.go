@@ -67,16 +67,16 @@ type UndoEntry struct {
 
 // undoRecord is an entry of the history with what reverting it needs.
 type undoRecord struct {
-	entry       UndoEntry
-	created     bool     // a write that created the file: undo deletes it
-	prev        []byte   // the content to restore; nil when not kept
-	prevKept    bool     // prev holds the previous content
-	newSum      [32]byte // sha256 of what the change left
-	newSize     int64
-	madeDirs    []string // folders the change made (removed by undo when empty)
-	trashEntry  string   // the trash entry of a delete, or of a rename's replaced file
-	seq         uint64
-	cost        int64
+	entry      UndoEntry
+	created    bool     // a write that created the file: undo deletes it
+	prev       []byte   // the content to restore; nil when not kept
+	prevKept   bool     // prev holds the previous content
+	newSum     [32]byte // sha256 of what the change left
+	newSize    int64
+	madeDirs   []string // folders the change made (removed by undo when empty)
+	trashEntry string   // the trash entry of a delete, or of a rename's replaced file
+	seq        uint64
+	cost       int64
 }
 
 // history is the undo history: the changes of each file, newest last.
