@@ -212,7 +212,7 @@ func (e *Engine) MakeDir(ctx context.Context, s Scope, path string) (MakeDirResu
 	if err != nil {
 		var pe *PathError
 		if errors.As(err, &pe) && exists(t.Abs) {
-			return MakeDirResult{}, failf(KindExists, err, "%s exists and is not a folder", t.Rel)
+			return MakeDirResult{}, failf(KindExists, nil, "%s exists and is not a folder", t.Rel)
 		}
 		return MakeDirResult{}, readFail(t.Rel, err)
 	}
