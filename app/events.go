@@ -13,7 +13,8 @@ import (
 // frontend instead of pushed. The change hints are named after their topics
 // on the runtime's change bus and carry its payloads unchanged
 // (hint.StateChanged, hint.ApprovalsChanged, hint.LogsAppended,
-// hint.GitChanged, hint.ProcessChanged, hint.AgentChanged).
+// hint.GitChanged, hint.ProcessChanged, hint.AgentChanged,
+// hint.FilesChanged).
 const (
 	EventToolEvent        = "tool_event"
 	EventToolResult       = "tool_result"
@@ -23,6 +24,7 @@ const (
 	EventGitChanged       = hint.TopicGit
 	EventProcessChanged   = hint.TopicProcess
 	EventAgentChanged     = hint.TopicAgent
+	EventFilesChanged     = hint.TopicFiles
 )
 
 // ToolEventPayload is the payload of [EventToolEvent].

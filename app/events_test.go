@@ -310,6 +310,7 @@ func TestEveryHintIsForwardedAsTheEventOfItsTopic(t *testing.T) {
 		{hint.LogsAppended{Count: 1}, EventLogsAppended, `{"count":1}`},
 		{hint.ProcessChanged{Kind: "terminal", ID: "term_1"}, EventProcessChanged, `{"kind":"terminal","id":"term_1"}`},
 		{hint.AgentChanged{SessionID: "sess_1", Kind: "sessions"}, EventAgentChanged, `{"sessionId":"sess_1","kind":"sessions"}`},
+		{hint.NewFilesChanged("/ws", []string{"a.txt"}), EventFilesChanged, `{"root":"/ws","paths":["a.txt"],"count":1}`},
 	} {
 		bus.Publish(tc.p)
 		flushHints(t, bus)

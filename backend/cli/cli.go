@@ -86,7 +86,7 @@ type runner struct {
 var reserved = map[string]bool{
 	"socket": true, "instance": true, "timeout": true, "json": true, "quiet": true,
 	"verbose": true, "v": true, "version": true, "V": true, "help": true, "h": true,
-	"stdin": true,
+	"stdin": true, "yes": true,
 }
 
 func isReserved(name string) bool { return reserved[name] }
@@ -171,13 +171,31 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 	if !ok {
 		return r.unknownCommand(cmd)
 	}
-	params, code := r.params(rest, BuildOptions{Slots: spec.Slots, ArrayKeys: spec.ArrayKeys, Command: `"` + spec.Name + `"`})
+	var params Params
+	var code int
+	if spec.StdinText != "" && r.a.Bool("stdin") {
+		params, code = r.stdinTextParams(rest, spec)
+	} else {
+		params, code = r.params(rest, BuildOptions{Slots: spec.Slots, ArrayKeys: spec.ArrayKeys, Command: `"` + spec.Name + `"`})
+	}
 	if params == nil {
 		return code
 	}
+	if _, given := params[spec.StdinText]; spec.StdinText != "" && !given {
+		return r.p.usage("%q needs the %s: as an argument, or on standard input with --stdin.", spec.Name, spec.StdinText)
+	}
+	if _, given := params[spec.Confirm]; spec.Confirm != "" && !given {
+		if !r.a.Bool("yes") {
+			return r.unconfirmed(spec, params)
+		}
+		params[spec.Confirm] = true
+	}
 	var render renderer
-	if spec.PrintPath {
+	switch {
+	case spec.PrintPath:
 		render = renderPath
+	case spec.PrintContent:
+		render = r.renderFileContent
 	}
 	return r.invoke(ctx, spec.Tool, params, render)
 }

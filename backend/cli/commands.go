@@ -18,6 +18,16 @@ type Command struct {
 	ArrayKeys []string
 	// PrintPath prints only content.path on success (screenshots, reports).
 	PrintPath bool
+	// PrintContent prints only content.content, as it is (a file's text),
+	// and a note on stderr when it was truncated.
+	PrintContent bool
+	// StdinText is the parameter --stdin fills with standard input as raw
+	// text (a file's content) instead of a JSON object of parameters.
+	StdinText string
+	// Confirm is the boolean parameter of a destructive command that is sent
+	// true only with --yes; without it the command says what it would do,
+	// and how to confirm, and calls nothing.
+	Confirm string
 }
 
 // The help sections, in display order.
@@ -99,13 +109,16 @@ var commandTable = []Command{
 	{Name: "allocate", Tool: "project_allocate", Slots: []string{"name"}, Summary: "Take a ready generated project and open it", Group: groupProjects},
 
 	// Files and git.
-	{Name: "read", Tool: "workspace_read_file", Slots: []string{"cwd", "path"}, Summary: "Read a workspace text file", Group: groupFiles},
-	{Name: "write", Tool: "workspace_write_file", Slots: []string{"cwd", "path", "content"}, Summary: "Write a workspace text file", Group: groupFiles},
+	{Name: "read", Tool: "workspace_read_file", Slots: []string{"cwd", "path"}, Summary: "Print a workspace text file (--json: with its size, mtime and mode)", Group: groupFiles, PrintContent: true},
+	{Name: "write", Tool: "workspace_write_file", Slots: []string{"cwd", "path", "content"}, Summary: "Write a workspace text file (--stdin: the content from standard input)", Group: groupFiles, StdinText: "content"},
 	{Name: "patch", Tool: "workspace_apply_patch", Slots: []string{"cwd", "path"}, Summary: "Apply range edits to a file (--edits-json)", Group: groupFiles},
-	{Name: "undo", Tool: "workspace_undo", Slots: []string{"cwd", "path"}, Summary: "Undo the last write or patch of a file", Group: groupFiles},
+	{Name: "undo", Tool: "workspace_undo", Slots: []string{"cwd", "path"}, Summary: "Undo the last write, patch, mv or rm of a path", Group: groupFiles},
 	{Name: "files", Tool: "workspace_list_files", Slots: []string{"cwd"}, Summary: "List workspace files", Group: groupFiles},
 	{Name: "search", Tool: "workspace_search", Slots: []string{"cwd", "query"}, Summary: "Search workspace file contents", Group: groupFiles},
 	{Name: "diagnostics", Tool: "get_diagnostics", Slots: []string{"cwd", "path"}, Summary: "Diagnostics for a file or workspace", Group: groupFiles},
+	{Name: "mv", Tool: "workspace_rename_path", Slots: []string{"cwd", "path", "newPath"}, Summary: "Rename or move a workspace file or folder (--overwrite replaces newPath)", Group: groupFiles},
+	{Name: "rm", Tool: "workspace_delete_path", Slots: []string{"cwd", "path"}, Summary: "Move a workspace file or folder to meith's trash (--yes to confirm; undo restores it)", Group: groupFiles, Confirm: "confirm"},
+	{Name: "mkdir", Tool: "workspace_make_dir", Slots: []string{"cwd", "path"}, Summary: "Create a workspace folder and its parents", Group: groupFiles},
 	{Name: "diff", Tool: "git_diff", Slots: []string{"cwd"}, Summary: "Summarize the git working-tree diff", Group: groupFiles},
 	// Git (beyond the original's map; cwd defaults to the current directory).
 	{Name: "status", Tool: "git_status", Slots: []string{"cwd"}, Summary: "Show the git status: branch, ahead/behind, staged, unstaged, untracked", Group: groupFiles},

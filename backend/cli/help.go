@@ -256,7 +256,9 @@ Global flags (never sent to tools):
   -v, --verbose         Also print the tool's streamed log events
   -V, --version         Print the CLI version
   -h, --help            Show help; "meith <command> --help" reads the tool's live schema
-  --stdin               Read a JSON object of parameters from stdin (flags override it)
+  --stdin               Read a JSON object of parameters from stdin (flags override it);
+                        for "write", the file's content
+  --yes                 Confirm a destructive command ("rm"); without it, it only says what it would do
   --arg-json <json>     Merge a JSON object into the parameters
   --<key>-json <json>   Send one parameter as JSON, e.g. --edits-json '[...]'
 

@@ -41,6 +41,14 @@ func (p *printer) stdout(format string, args ...any) {
 	fmt.Fprintf(p.out, format+"\n", args...)
 }
 
+// raw writes text to stdout as it is.
+func (p *printer) raw(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closeLine()
+	io.WriteString(p.out, text)
+}
+
 // stderr writes a line to stderr. It never writes to stdout, not even to
 // end a partial line: stdout may be a file that must get the text raw.
 func (p *printer) stderr(format string, args ...any) {
@@ -111,7 +119,8 @@ func progressLine(ev protocol.Event) string {
 }
 
 // renderer turns successful content into text; ok false means "use the
-// default rendering".
+// default rendering". The text is printed followed by a newline, unless it
+// ends with one (a file's content is printed as it is).
 type renderer func(content json.RawMessage) (text string, ok bool)
 
 // renderPath prints only content.path (screenshots, bug reports).
@@ -179,7 +188,11 @@ func (p *printer) result(r protocol.ToolResult, render renderer) int {
 	}
 	if render != nil {
 		if text, ok := render(r.Content); ok {
-			p.stdout("%s", text)
+			if strings.HasSuffix(text, "\n") {
+				p.raw(text)
+			} else {
+				p.stdout("%s", text)
+			}
 			return exitOK
 		}
 	}

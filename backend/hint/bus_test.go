@@ -79,6 +79,7 @@ func TestPayloadsAreSmallJSONOfTheirTopic(t *testing.T) {
 		{GitChanged{Root: "/repo", Count: 1}, "git_changed", `{"root":"/repo","count":1}`},
 		{ProcessChanged{Kind: "dev-server", ID: "dev_1"}, "process_changed", `{"kind":"dev-server","id":"dev_1"}`},
 		{AgentChanged{SessionID: "sess_1", Kind: "transcript"}, "agent_changed", `{"sessionId":"sess_1","kind":"transcript"}`},
+		{NewFilesChanged("/ws", []string{"a.txt"}), "files_changed", `{"root":"/ws","paths":["a.txt"],"count":1}`},
 	} {
 		b, err := json.Marshal(tc.p)
 		if err != nil || string(b) != tc.json || tc.p.Topic() != tc.topic {
@@ -180,6 +181,54 @@ func TestGatheredTopics(t *testing.T) {
 				t.Errorf("after the window: got %v, want one more %v", got, tc.burst[0])
 			}
 		})
+	}
+}
+
+// TestFilesChangedGatheredPerRoot: the file hints of one window go out
+// once per root, their paths joined (each once), or as a count past the
+// maximum.
+func TestFilesChangedGatheredPerRoot(t *testing.T) {
+	many := make([]string, MaxFilesHintPaths+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("f%d", i)
+	}
+	for _, tc := range []struct {
+		name  string
+		burst []FilesChanged
+		want  string
+	}{
+		{"one root", []FilesChanged{NewFilesChanged("/a", []string{"x"}), NewFilesChanged("/a", []string{"y", "x"})},
+			`[{"root":"/a","paths":["x","y"],"count":2}]`},
+		{"two roots, in the order they came", []FilesChanged{NewFilesChanged("/b", []string{"x"}), NewFilesChanged("/a", []string{"x"}), NewFilesChanged("/b", []string{"z"})},
+			`[{"root":"/b","paths":["x","z"],"count":2},{"root":"/a","paths":["x"],"count":1}]`},
+		{"past the maximum at once", []FilesChanged{NewFilesChanged("/a", many)},
+			fmt.Sprintf(`[{"root":"/a","paths":[],"count":%d}]`, len(many))},
+		{"past the maximum joined", []FilesChanged{NewFilesChanged("/a", many[:40]), NewFilesChanged("/a", many[20:])},
+			fmt.Sprintf(`[{"root":"/a","paths":[],"count":%d}]`, len(many))},
+		{"many, then one more", []FilesChanged{NewFilesChanged("/a", many), NewFilesChanged("/a", []string{"x"})},
+			fmt.Sprintf(`[{"root":"/a","paths":[],"count":%d}]`, len(many)+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBus(t)
+			in := newInbox()
+			b.Subscribe(in.add, TopicFiles)
+			for _, p := range tc.burst {
+				b.Publish(p)
+			}
+			flush(t, b)
+			got, _ := json.Marshal(in.all())
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// Without Flush the window's timer sends it.
+	b := newBus(t)
+	in := newInbox()
+	b.Subscribe(in.add)
+	b.Publish(NewFilesChanged("/a", []string{"x"}))
+	if got := in.waitLen(t, 1); got[0].Topic() != TopicFiles {
+		t.Errorf("got %v", got)
 	}
 }
 

@@ -20,7 +20,8 @@
 // published within its window go out together when the window ends. Log
 // appends become one [LogsAppended] with the sum of the counts; process and
 // agent changes go out once per distinct payload, or as one zero payload
-// ("re-read everything") when more than the topic's maximum changed.
+// ("re-read everything") when more than the topic's maximum changed; file
+// changes go out once per root, their paths joined.
 //
 // The instance (backend/instance) owns the bus and wires every engine to
 // it. The package imports nothing of meith's.
@@ -37,6 +38,7 @@ const (
 	TopicGit       = "git_changed"
 	TopicProcess   = "process_changed"
 	TopicAgent     = "agent_changed"
+	TopicFiles     = "files_changed"
 )
 
 // Payload is the payload of a hint. Its type decides its topic.
@@ -116,6 +118,51 @@ type AgentChanged struct {
 // Topic returns [TopicAgent].
 func (AgentChanged) Topic() string { return TopicAgent }
 
+// FilesChanged is a hint of [TopicFiles]: files or folders changed under
+// a workspace root, through the file tools or on disk. Paths are relative
+// to Root with forward slashes, at most [MaxFilesHintPaths]; an empty
+// Paths with a Count says that many changed: re-read the folder. Make one
+// with [NewFilesChanged].
+type FilesChanged struct {
+	Root  string   `json:"root"`
+	Paths []string `json:"paths"`
+	Count int      `json:"count"`
+}
+
+// Topic returns [TopicFiles].
+func (FilesChanged) Topic() string { return TopicFiles }
+
+// NewFilesChanged is the hint that paths changed under root: the paths
+// themselves when there are at most [MaxFilesHintPaths], else only their
+// count.
+func NewFilesChanged(root string, paths []string) FilesChanged {
+	if len(paths) > MaxFilesHintPaths {
+		return FilesChanged{Root: root, Paths: []string{}, Count: len(paths)}
+	}
+	return FilesChanged{Root: root, Paths: append([]string{}, paths...), Count: len(paths)}
+}
+
+// mergeKey gathers the hints of one root.
+func (f FilesChanged) mergeKey() string { return f.Root }
+
+// merge joins two hints of one root: the union of their paths, or only a
+// count once past the maximum.
+func (f FilesChanged) merge(o Payload) Payload {
+	g := o.(FilesChanged)
+	if len(f.Paths) == 0 || len(g.Paths) == 0 {
+		return FilesChanged{Root: f.Root, Paths: []string{}, Count: f.Count + g.Count}
+	}
+	seen := make(map[string]bool, len(f.Paths)+len(g.Paths))
+	union := make([]string, 0, len(f.Paths)+len(g.Paths))
+	for _, p := range append(append([]string{}, f.Paths...), g.Paths...) {
+		if !seen[p] {
+			seen[p] = true
+			union = append(union, p)
+		}
+	}
+	return NewFilesChanged(f.Root, union)
+}
+
 // The windows and maxima of the gathered topics.
 const (
 	// LogsWindow is the most often a [LogsAppended] hint goes out.
@@ -131,6 +178,11 @@ const (
 	// MaxAgentHints is how many distinct (session, kind) hints one window
 	// sends one by one; beyond it one empty hint says "re-read".
 	MaxAgentHints = 16
+	// FilesWindow is the most often a [FilesChanged] hint goes out for one
+	// root: the changes of a window are joined per root.
+	FilesWindow = 100 * time.Millisecond
+	// MaxFilesHintPaths is how many paths one [FilesChanged] names.
+	MaxFilesHintPaths = 64
 )
 
 // gathering says how the hints of a topic are gathered within a window.
@@ -141,6 +193,14 @@ type gathering struct {
 	max int
 	// all is the hint that says "re-read everything".
 	all Payload
+}
+
+// keyedMerger is a payload whose hints of one window add up to one hint
+// per key.
+type keyedMerger interface {
+	Payload
+	mergeKey() string
+	merge(Payload) Payload
 }
 
 // merger is a payload whose hints of one window add up to one hint.
@@ -155,4 +215,5 @@ var gathered = map[string]gathering{
 	TopicLogs:    {window: LogsWindow},
 	TopicProcess: {window: ProcessWindow, max: MaxProcessHints, all: ProcessChanged{}},
 	TopicAgent:   {window: AgentWindow, max: MaxAgentHints, all: AgentChanged{}},
+	TopicFiles:   {window: FilesWindow}, // one hint per root (keyedMerger)
 }

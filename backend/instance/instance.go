@@ -25,6 +25,7 @@ import (
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/files"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
@@ -112,6 +113,7 @@ type Instance struct {
 	procs     *process.Manager // dev servers and terminals
 	agents    *agent.Service   // agent sessions and the approval gate
 	bridge    *mcpbridge.Bridge
+	files     *files.Engine // the workspace file tools' engine
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -176,6 +178,7 @@ func New(cfg Config) (*Instance, error) {
 		i.log.Close()
 		return nil, fmt.Errorf("instance: %w", err)
 	}
+	i.files = i.newFiles()
 	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git})
 	i.registerTools()
 	return i, nil
@@ -343,6 +346,7 @@ func (i *Instance) registerTools() {
 		i.log.SetDebug(s.DebugMode)
 	}})
 	i.registerAgentTools()
+	i.registerFileTools()
 }
 
 // checks adds the instance's own health lines to app_health.

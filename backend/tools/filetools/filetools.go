@@ -1,0 +1,87 @@
+// Package filetools registers the workspace file tools over the file
+// engine (backend/files): workspace_read_file, workspace_write_file,
+// workspace_apply_patch, workspace_undo (the original's), and
+// workspace_rename_path, workspace_delete_path and workspace_make_dir
+// (beyond it), each in edit.go.
+//
+// Every tool takes cwd, the workspace folder its paths are resolved
+// against (resolved with registry.Call.Path, so "." and "~" work from the
+// CLI), and allowOutside. The boundary model is [files.Boundary]: cwd must
+// be a known workspace root or a folder inside one unless allowOutside;
+// targets are canonicalised and must stay inside it; agents are confined
+// to their session's folder whatever they ask. A path the boundary refuses,
+// or an argument the engine refuses, is VALIDATION_ERROR naming the
+// argument; a binary file, a change on disk, a full disk is TOOL_FAILED
+// with details.reason (the engine's [files.ErrorKind]).
+package filetools
+
+import (
+	"errors"
+	"time"
+
+	"github.com/meith-dev/meith/backend/files"
+	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/registry"
+)
+
+// Deps is what the file tools need.
+type Deps struct {
+	// Files is the file engine; it holds the boundary.
+	Files *files.Engine
+}
+
+// deleteTimeout bounds a delete: a large folder moved to a trash on
+// another file system is copied.
+const deleteTimeout = 5 * time.Minute
+
+// Register adds the file tools to r.
+func Register(r *registry.Registry, d Deps) {
+	t := &tools{d: d}
+	writesFiles := protocol.WritesFiles()
+	registry.RegisterAll(r, []registry.Def{
+		{Name: "workspace_read_file", Description: "Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.readFile)},
+		{Name: "workspace_write_file", Description: "Write (create or replace) a UTF-8 text file inside the workspace, atomically (a temporary file renamed into place; an existing file keeps its mode). Pass expectedMtimeMs (from a read) to refuse overwriting a change made on disk since. Returns undo metadata; workspace_undo reverts it.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.writeFile)},
+		{Name: "workspace_apply_patch", Description: "Apply non-overlapping range edits {start, end, newText} to a text file; offsets count UTF-16 code units of the current content (as JavaScript does) and must not split a surrogate pair. The edits are validated and applied all or nothing, atomically. Returns the content before and after and undo metadata.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.applyPatch)},
+		{Name: "workspace_undo", Description: "Revert the newest change made to a file through the file tools: a write or patch gets its previous content back (a file the write created is deleted), a rename is moved back, a delete is restored from meith's trash. Undo depth 50 per file, kept while the runtime runs. A file changed since by another program is left alone. Returns {undone: null} when there is nothing to undo.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.undo)},
+		{Name: "workspace_rename_path", Description: "Rename or move a file, folder or symbolic link (the link itself) inside the workspace, making the new path's missing folders. An existing newPath is refused unless overwrite: true, which moves it to meith's trash first. workspace_undo on newPath moves it back.",
+			Capabilities: writesFiles, Handler: registry.Handle(t.renamePath)},
+		{Name: "workspace_delete_path", Description: "Delete a file, folder or symbolic link (the link itself) inside the workspace by moving it to meith's trash (<userData>/trash, kept 7 days and 500 MB); confirm must be true. workspace_undo on the path restores it.",
+			Capabilities: protocol.Destructive(), Timeout: deleteTimeout, Handler: registry.Handle(t.deletePath)},
+		{Name: "workspace_make_dir", Description: "Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false).",
+			Capabilities: writesFiles, Handler: registry.Handle(t.makeDir)},
+	})
+}
+
+// tools carries the dependencies of the handlers.
+type tools struct{ d Deps }
+
+// scope resolves the working folder of a call (cwd through call.Path, so
+// relative to the caller's working directory, and "~").
+func (t *tools) scope(call *registry.Call, cwd string, allowOutside bool) (files.Scope, error) {
+	s, err := t.d.Files.Scope(call.Client, call.Path(cwd), allowOutside)
+	return s, mapError(err)
+}
+
+// mapError maps the engine's errors: a refused path or argument is
+// VALIDATION_ERROR naming it, a failure TOOL_FAILED with its reason.
+func mapError(err error) error {
+	return registry.MapError(err, func(err error) error {
+		var pe *files.PathError
+		var ae *files.ArgError
+		var fe *files.Error
+		switch { // a failure first: it may wrap the path error that caused it
+		case errors.As(err, &fe):
+			return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: fe.Msg,
+				Details: map[string]any{"reason": string(fe.Kind)}, Err: err}
+		case errors.As(err, &pe):
+			return registry.InvalidArg(pe.Field, pe.Error())
+		case errors.As(err, &ae):
+			return registry.InvalidArg(ae.Field, ae.Error())
+		}
+		return nil
+	})
+}
