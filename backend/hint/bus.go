@@ -199,6 +199,16 @@ type batch struct {
 
 // add records p in the window.
 func (bt *batch) add(p Payload) {
+	if k, ok := p.(keyedMerger); ok {
+		for i, q := range bt.seen {
+			if q.(keyedMerger).gatherKey() == k.gatherKey() {
+				bt.seen[i] = q.(keyedMerger).merge(p)
+				return
+			}
+		}
+		bt.seen = append(bt.seen, p)
+		return
+	}
 	if _, ok := p.(merger); ok {
 		if len(bt.seen) == 0 {
 			bt.seen = []Payload{p}

@@ -79,6 +79,7 @@ func TestPayloadsAreSmallJSONOfTheirTopic(t *testing.T) {
 		{GitChanged{Root: "/repo", Count: 1}, "git_changed", `{"root":"/repo","count":1}`},
 		{ProcessChanged{Kind: "dev-server", ID: "dev_1"}, "process_changed", `{"kind":"dev-server","id":"dev_1"}`},
 		{AgentChanged{SessionID: "sess_1", Kind: "transcript"}, "agent_changed", `{"sessionId":"sess_1","kind":"transcript"}`},
+		{FilesChanged{Root: "/ws", Paths: []string{"a.go"}, Count: 1}, "files_changed", `{"root":"/ws","paths":["a.go"],"count":1}`},
 	} {
 		b, err := json.Marshal(tc.p)
 		if err != nil || string(b) != tc.json || tc.p.Topic() != tc.topic {
@@ -178,6 +179,58 @@ func TestGatheredTopics(t *testing.T) {
 			flush(t, b)
 			if got := in.all(); len(got) != len(tc.want)+1 || got[len(got)-1] != tc.burst[0] {
 				t.Errorf("after the window: got %v, want one more %v", got, tc.burst[0])
+			}
+		})
+	}
+}
+
+// File changes are joined per root within a window: each path once, and
+// "many" (no paths, a count above the maximum) past MaxFilesChangedPaths.
+func TestFilesChangedAreJoinedPerRoot(t *testing.T) {
+	fc := func(root string, paths ...string) FilesChanged {
+		return FilesChanged{Root: root, Paths: paths, Count: len(paths)}
+	}
+	many := func(root, prefix string, n int) []Payload {
+		var out []Payload
+		for i := range n {
+			out = append(out, fc(root, fmt.Sprintf("%s%d", prefix, i)))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		burst []Payload
+		want  []FilesChanged
+	}{
+		{"one root", []Payload{fc("/a", "x"), fc("/a", "y", "x"), fc("/a", "z")}, []FilesChanged{fc("/a", "x", "y", "z")}},
+		{"two roots, in the order they came", []Payload{fc("/b", "1"), fc("/a", "2"), fc("/b", "3")}, []FilesChanged{fc("/b", "1", "3"), fc("/a", "2")}},
+		{"as many paths as the maximum", many("/a", "p", MaxFilesChangedPaths), []FilesChanged{{Root: "/a", Paths: func() []string {
+			var ps []string
+			for i := range MaxFilesChangedPaths {
+				ps = append(ps, fmt.Sprintf("p%d", i))
+			}
+			return ps
+		}(), Count: MaxFilesChangedPaths}}},
+		{"more paths than the maximum", many("/a", "p", MaxFilesChangedPaths+1), []FilesChanged{{Root: "/a", Paths: []string{}, Count: MaxFilesChangedPaths + 1}}},
+		{"many stays many", []Payload{FilesChanged{Root: "/a", Paths: []string{}, Count: 100}, fc("/a", "x")}, []FilesChanged{{Root: "/a", Paths: []string{}, Count: 101}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBus(t)
+			in := newInbox()
+			b.Subscribe(in.add, TopicFiles)
+			for _, p := range tc.burst {
+				b.Publish(p)
+			}
+			flush(t, b)
+			got := in.all()
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				g := got[i].(FilesChanged)
+				if g.Root != tc.want[i].Root || g.Count != tc.want[i].Count || !slices.Equal(g.Paths, tc.want[i].Paths) {
+					t.Errorf("hint %d = %+v, want %+v", i, g, tc.want[i])
+				}
 			}
 		})
 	}

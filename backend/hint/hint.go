@@ -20,13 +20,18 @@
 // published within its window go out together when the window ends. Log
 // appends become one [LogsAppended] with the sum of the counts; process and
 // agent changes go out once per distinct payload, or as one zero payload
-// ("re-read everything") when more than the topic's maximum changed.
+// ("re-read everything") when more than the topic's maximum changed; file
+// changes go out as one [FilesChanged] per root with the paths of the
+// window joined.
 //
 // The instance (backend/instance) owns the bus and wires every engine to
 // it. The package imports nothing of meith's.
 package hint
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The topics, which are also the names of the Wails events the window
 // receives.
@@ -37,6 +42,7 @@ const (
 	TopicGit       = "git_changed"
 	TopicProcess   = "process_changed"
 	TopicAgent     = "agent_changed"
+	TopicFiles     = "files_changed"
 )
 
 // Payload is the payload of a hint. Its type decides its topic.
@@ -116,6 +122,46 @@ type AgentChanged struct {
 // Topic returns [TopicAgent].
 func (AgentChanged) Topic() string { return TopicAgent }
 
+// FilesChanged is a hint of [TopicFiles]: files changed under a workspace
+// root, through the file tools or on disk (a watched workspace). Paths are
+// the changed paths relative to Root (at most [MaxFilesChangedPaths]);
+// empty with Count above that maximum means "many: re-read everything".
+// Count is how many paths changed.
+type FilesChanged struct {
+	Root  string   `json:"root"`
+	Paths []string `json:"paths"`
+	Count int      `json:"count"`
+}
+
+// MaxFilesChangedPaths bounds [FilesChanged.Paths].
+const MaxFilesChangedPaths = 64
+
+// Topic returns [TopicFiles].
+func (FilesChanged) Topic() string { return TopicFiles }
+
+// gatherKey gathers the hints of one root together.
+func (f FilesChanged) gatherKey() string { return f.Root }
+
+// merge joins two hints of one root: the paths of both (each once), or
+// "many" when they are more than the maximum or either was "many".
+func (f FilesChanged) merge(o Payload) Payload {
+	g := o.(FilesChanged)
+	many := func(h FilesChanged) bool { return len(h.Paths) == 0 && h.Count > MaxFilesChangedPaths }
+	if many(f) || many(g) {
+		return FilesChanged{Root: f.Root, Paths: []string{}, Count: max(f.Count+g.Count, MaxFilesChangedPaths+1)}
+	}
+	paths := slices.Clone(f.Paths)
+	for _, p := range g.Paths {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) > MaxFilesChangedPaths {
+		return FilesChanged{Root: f.Root, Paths: []string{}, Count: len(paths)}
+	}
+	return FilesChanged{Root: f.Root, Paths: paths, Count: len(paths)}
+}
+
 // The windows and maxima of the gathered topics.
 const (
 	// LogsWindow is the most often a [LogsAppended] hint goes out.
@@ -131,6 +177,9 @@ const (
 	// MaxAgentHints is how many distinct (session, kind) hints one window
 	// sends one by one; beyond it one empty hint says "re-read".
 	MaxAgentHints = 16
+	// FilesWindow is the most often [FilesChanged] hints of one root go
+	// out: the hints of each root within a window are joined.
+	FilesWindow = 100 * time.Millisecond
 )
 
 // gathering says how the hints of a topic are gathered within a window.
@@ -149,10 +198,18 @@ type merger interface {
 	merge(Payload) Payload
 }
 
+// keyedMerger is a payload whose hints of one window add up to one hint
+// per key (a [FilesChanged] per root).
+type keyedMerger interface {
+	merger
+	gatherKey() string
+}
+
 // gathered lists the topics whose hints are gathered; the hints of the
 // other topics go out at once, each on its own.
 var gathered = map[string]gathering{
 	TopicLogs:    {window: LogsWindow},
 	TopicProcess: {window: ProcessWindow, max: MaxProcessHints, all: ProcessChanged{}},
 	TopicAgent:   {window: AgentWindow, max: MaxAgentHints, all: AgentChanged{}},
+	TopicFiles:   {window: FilesWindow},
 }
