@@ -376,3 +376,44 @@ func TestListCancelled(t *testing.T) {
 		t.Errorf("List with a cancelled context = %v, want context.Canceled", err)
 	}
 }
+
+// The Ignorer and Folders agree with List, path by path.
+func TestIgnorerAndFoldersAgreeWithList(t *testing.T) {
+	gittest.Isolate(t)
+	dir := ignoreFixture(t)
+	res, err := List(context.Background(), ListOptions{Root: dir, Base: dir, Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	var listedDirs []string
+	for _, e := range res.Entries {
+		listed[e.Path] = true
+		if e.Type == "dir" {
+			listedDirs = append(listedDirs, e.Path)
+		}
+	}
+	ig := NewIgnorer(context.Background(), dir)
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." || d.Type()&os.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
+			return nil
+		}
+		if got := ig.Ignored(rel, d.IsDir()); got != !listed[rel] {
+			t.Errorf("Ignored(%s) = %v, but listed = %v", rel, got, listed[rel])
+		}
+		return nil
+	})
+	folders, truncated, err := Folders(context.Background(), dir, 0)
+	if err != nil || truncated {
+		t.Fatal(err, truncated)
+	}
+	if !slices.Equal(folders, listedDirs) {
+		t.Errorf("Folders = %v, want the listed folders %v", folders, listedDirs)
+	}
+	some, truncated, err := Folders(context.Background(), dir, 3)
+	if err != nil || !truncated || len(some) != 3 {
+		t.Errorf("Folders(max 3) = %v, %v, %v", some, truncated, err)
+	}
+}

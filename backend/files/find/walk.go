@@ -95,24 +95,8 @@ func walkWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 func walk(ctx context.Context, root string, opts walkOptions) (rn *node, truncated bool, err error) {
 	w := &walker{ctx: ctx, root: root, opts: opts, workers: walkWorkers()}
 	rn = &node{}
-	if !opts.includeIgnored && !inGitDir(root) {
-		if rc := openRepoAround(ctx, root); rc != nil {
-			rel, err := filepath.Rel(rc.root, root)
-			if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-				rn.repo = rc
-				if rel != "." {
-					rn.repoRel = filepath.ToSlash(rel) + "/"
-				}
-				// The .gitignore files of the folders above root apply too
-				// (root itself is not checked: a folder asked for by name
-				// is listed even when it is ignored).
-				for i := 0; i < len(rn.repoRel); i++ {
-					if i == 0 || rn.repoRel[i-1] == '/' {
-						rn.frame = rc.rules.Enter(rn.frame, rn.repoRel[:i])
-					}
-				}
-			}
-		}
+	if !opts.includeIgnored {
+		rn = rootNode(ctx, root)
 	}
 	h, err := openDir(root)
 	if err != nil {
@@ -167,6 +151,35 @@ func walk(ctx context.Context, root string, opts walkOptions) (rn *node, truncat
 		w.listLevel(next)
 		level = next
 	}
+}
+
+// rootNode is the node of a walk's root folder (canonical), before its
+// listing: the repository around it, and the .gitignore files of the
+// folders above it within the repository (root itself is not checked: a
+// folder asked for by name is listed even when it is ignored).
+func rootNode(ctx context.Context, root string) *node {
+	rn := &node{}
+	if inGitDir(root) {
+		return rn
+	}
+	rc := openRepoAround(ctx, root)
+	if rc == nil {
+		return rn
+	}
+	rel, err := filepath.Rel(rc.root, root)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return rn
+	}
+	rn.repo = rc
+	if rel != "." {
+		rn.repoRel = filepath.ToSlash(rel) + "/"
+	}
+	for i := 0; i < len(rn.repoRel); i++ {
+		if i == 0 || rn.repoRel[i-1] == '/' {
+			rn.frame = rc.rules.Enter(rn.frame, rn.repoRel[:i])
+		}
+	}
+	return rn
 }
 
 // listLevel lists the folders of one level, in parallel.
@@ -230,7 +243,6 @@ func (s *scratch) join(a, b string) string {
 // repository's rules), skips links, special files and ignored entries
 // (tracked files excepted), and sorts what is left.
 func (w *walker) fill(n *node, h dirHandle, names []dirent, s *scratch) {
-	rc, frame, ignored := n.repo, n.frame, n.ignored
 	if !w.opts.includeIgnored {
 		hasGit, hasIgnore := false, false
 		for i := range names {
@@ -241,18 +253,7 @@ func (w *walker) fill(n *node, h dirHandle, names []dirent, s *scratch) {
 				hasIgnore = true
 			}
 		}
-		if hasGit && n.rel != "" {
-			// A repository inside the walk (a submodule, a clone): its own
-			// rules apply inside it.
-			if nested := openNestedRepo(w.ctx, w.root+"/"+n.rel); nested != nil {
-				rc, frame, ignored = nested, status.IgnoreFrame{}, false
-				n.repo, n.repoRel = nested, ""
-			}
-		}
-		if rc != nil && hasIgnore && !ignored {
-			frame = rc.rules.Enter(frame, n.repoRel)
-		}
-		n.frame = frame
+		n.enter(w.ctx, w.root, hasGit, hasIgnore)
 	}
 	// Sort first (indices: moving them costs no write barriers), in
 	// git's path order, which needs to know which names are folders.
@@ -281,34 +282,25 @@ func (w *walker) fill(n *node, h dirHandle, names []dirent, s *scratch) {
 		}
 		switch d.typ {
 		case dtDir:
-			childIgnored := ignored
+			onlyTracked := false
 			if !w.opts.includeIgnored {
-				switch {
-				case ignored:
-					if !rc.tracked(s.join(n.repoRel, name), true) {
-						continue
-					}
-				case IsIgnoredFolder(name) || (rc != nil && rc.rules.Ignored(frame, s.join(n.repoRel, name), true)):
-					if rc == nil || !rc.tracked(s.join(n.repoRel, name), true) {
-						continue
-					}
-					childIgnored = true
+				var ok bool
+				if ok, onlyTracked = n.admit(name, true, s); !ok {
+					continue
 				}
 			}
 			e := ent{name: name, typ: dtDir}
 			if w.opts.recursive {
-				e.child = &node{rel: n.rel + name + "/", repo: rc, repoRel: n.repoRel + name + "/", frame: frame, ignored: childIgnored}
+				e.child = n.childNode(name, onlyTracked)
 			}
 			ents = append(ents, e)
 		case dtFile:
 			if w.opts.dirsOnly {
 				continue
 			}
-			if !w.opts.includeIgnored && rc != nil {
-				if ignored || rc.rules.Ignored(frame, s.join(n.repoRel, name), false) {
-					if !rc.tracked(s.join(n.repoRel, name), false) {
-						continue
-					}
+			if !w.opts.includeIgnored {
+				if ok, _ := n.admit(name, false, s); !ok {
+					continue
 				}
 			}
 			e := ent{name: name, typ: dtFile}
@@ -324,6 +316,44 @@ func (w *walker) fill(n *node, h dirHandle, names []dirent, s *scratch) {
 		// Links, named pipes, sockets and devices are never listed.
 	}
 	n.ents = ents
+}
+
+// enter sets up the ignore rules inside n's folder (root is the walk's
+// root), once its listing says whether it holds a .git (a repository met
+// by the walk: its own rules apply inside) and a .gitignore.
+func (n *node) enter(ctx context.Context, root string, hasGit, hasIgnore bool) {
+	if hasGit && n.rel != "" {
+		if nested := openNestedRepo(ctx, root+"/"+n.rel); nested != nil {
+			n.repo, n.repoRel, n.frame, n.ignored = nested, "", status.IgnoreFrame{}, false
+		}
+	}
+	if n.repo != nil && hasIgnore && !n.ignored {
+		n.frame = n.repo.rules.Enter(n.frame, n.repoRel)
+	}
+}
+
+// admit decides whether the entry name (a folder when isDir) of n's
+// folder is kept: [IgnoredFolders] and what the ignore rules match are
+// left out, unless git tracks them (a folder holding tracked files is
+// kept, entered only for them: onlyTracked); inside such a folder only
+// tracked entries are kept.
+func (n *node) admit(name string, isDir bool, s *scratch) (ok, onlyTracked bool) {
+	rc := n.repo
+	switch {
+	case n.ignored:
+		return rc.tracked(s.join(n.repoRel, name), isDir), true
+	case isDir && IsIgnoredFolder(name), rc != nil && rc.rules.Ignored(n.frame, s.join(n.repoRel, name), isDir):
+		if rc != nil && rc.tracked(s.join(n.repoRel, name), isDir) {
+			return true, true
+		}
+		return false, false
+	}
+	return true, false
+}
+
+// childNode is the node of n's sub-folder name.
+func (n *node) childNode(name string, onlyTracked bool) *node {
+	return &node{rel: n.rel + name + "/", repo: n.repo, repoRel: n.repoRel + name + "/", frame: n.frame, ignored: onlyTracked}
 }
 
 // comparePathOrder orders the entries of one folder as their paths sort
