@@ -1,8 +1,10 @@
 // Package filetools registers the workspace file tools over the file
-// engine (backend/files): workspace_read_file, workspace_write_file,
-// workspace_apply_patch, workspace_undo (the original's), and
-// workspace_rename_path, workspace_delete_path and workspace_make_dir
-// (beyond it), each in edit.go.
+// engine (backend/files) and its packages: workspace_read_file,
+// workspace_write_file, workspace_apply_patch, workspace_undo (the
+// original's), and workspace_rename_path, workspace_delete_path and
+// workspace_make_dir (beyond it) in edit.go; workspace_list_files,
+// workspace_search and workspace_watch (backend/files/find and
+// backend/files/fswatch) in find.go.
 //
 // Every tool takes cwd, the workspace folder its paths are resolved
 // against (resolved with registry.Call.Path, so "." and "~" work from the
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/meith-dev/meith/backend/files"
+	"github.com/meith-dev/meith/backend/files/fswatch"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
@@ -28,7 +31,14 @@ import (
 type Deps struct {
 	// Files is the file engine; it holds the boundary.
 	Files *files.Engine
+	// Watch is the file watcher: workspace_watch holds its cwd on it.
+	// Nil gives the tools a hub of their own.
+	Watch *fswatch.Hub
 }
+
+// watchTimeout is workspace_watch's idle timeout: it follows a workspace
+// until cancelled.
+const watchTimeout = 365 * 24 * time.Hour
 
 // deleteTimeout bounds a delete: a large folder moved to a trash on
 // another file system is copied.
@@ -36,6 +46,9 @@ const deleteTimeout = 5 * time.Minute
 
 // Register adds the file tools to r.
 func Register(r *registry.Registry, d Deps) {
+	if d.Watch == nil {
+		d.Watch = fswatch.New(fswatch.Options{})
+	}
 	t := &tools{d: d}
 	writesFiles := protocol.WritesFiles()
 	registry.RegisterAll(r, []registry.Def{
@@ -53,6 +66,12 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: protocol.Destructive(), Timeout: deleteTimeout, Handler: registry.Handle(t.deletePath)},
 		{Name: "workspace_make_dir", Description: "Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false).",
 			Capabilities: writesFiles, Handler: registry.Handle(t.makeDir)},
+		{Name: "workspace_list_files", Description: "List the files and folders of a workspace folder, or everything below it (recursive, breadth first): folders first, then files, each in byte order; symbolic links, node_modules/.git/dist/… and what the repository's .gitignore files ignore are left out (git-tracked files stay) unless includeIgnored. Files of a non-recursive listing carry size and mtimeMs. Capped by maxEntries (truncated).",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listFiles)},
+		{Name: "workspace_search", Description: "Search the workspace's files for a text or a Go regular expression (RE2), case-insensitive unless caseSensitive, within one line: matches in path then line order with 1-based line, column and endColumn in UTF-16 units and the line's text. Skips what workspace_list_files leaves out, files over 1 MiB and binary files. Limit it with path (a folder or file) and glob (\"*.go\", \"src/**/*.{ts,tsx}\", \"!*_test.go\"). Capped by maxResults (truncated).",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.search)},
+		{Name: "workspace_watch", Description: "Follow a workspace folder's changes on disk and through the file tools: streams a log event (message \"files_changed\", path = the folder, text = one \"<kind> <path>\" line per change, kind write|create|delete|rename|mkdir; \"overflow .\" when changes were lost: re-read everything) per batch, until cancelled. Ignored folders are not watched.",
+			Capabilities: protocol.ReadOnly(), Timeout: watchTimeout, Handler: registry.Handle(t.watch)},
 	})
 }
 

@@ -243,7 +243,8 @@ func TestCapabilities(t *testing.T) {
 		"workspace_read_file": protocol.CapReadOnly, "workspace_write_file": protocol.CapWritesFiles,
 		"workspace_apply_patch": protocol.CapWritesFiles, "workspace_undo": protocol.CapWritesFiles,
 		"workspace_rename_path": protocol.CapWritesFiles, "workspace_delete_path": protocol.CapDestructive,
-		"workspace_make_dir": protocol.CapWritesFiles,
+		"workspace_make_dir": protocol.CapWritesFiles, "workspace_list_files": protocol.CapReadOnly,
+		"workspace_search": protocol.CapReadOnly, "workspace_watch": protocol.CapReadOnly,
 	}
 	got := map[string]protocol.Capability{}
 	for _, d := range e.reg.List() {
