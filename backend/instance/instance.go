@@ -28,6 +28,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
+	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -36,6 +37,7 @@ import (
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
+	"github.com/meith-dev/meith/backend/tools/filetools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/processtools"
 	"github.com/meith-dev/meith/backend/tools/settingstools"
@@ -112,6 +114,7 @@ type Instance struct {
 	procs     *process.Manager // dev servers and terminals
 	agents    *agent.Service   // agent sessions and the approval gate
 	bridge    *mcpbridge.Bridge
+	lsp       *lsp.Manager // language servers of get_diagnostics
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -170,6 +173,7 @@ func New(cfg Config) (*Instance, error) {
 	}})
 	i.browser = i.newBrowser()
 	i.procs = i.newProcesses()
+	i.lsp = i.newLanguageServers()
 	if i.agents, err = i.newAgents(); err != nil {
 		i.state.Close()
 		i.audit.Close()
@@ -343,6 +347,7 @@ func (i *Instance) registerTools() {
 		i.log.SetDebug(s.DebugMode)
 	}})
 	i.registerAgentTools()
+	filetools.Register(i.reg, filetools.Deps{Boundary: i.fileBoundary(), Diagnostics: i.lsp, OpenFiles: i.editorOpenFiles})
 }
 
 // checks adds the instance's own health lines to app_health.
@@ -620,6 +625,7 @@ func (i *Instance) Close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("close the MCP bridge: %w", err))
 	}
 	_ = i.git.Close()
+	_ = i.lsp.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.
 	// Servers left running stay recorded for the next start's sweep.
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {
