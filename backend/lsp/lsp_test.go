@@ -20,16 +20,17 @@ import (
 	"unicode/utf16"
 )
 
-// goplsDir returns the folder of a real gopls: on PATH, or in the
-// repository's build/tools (scripts/setup.sh installs it there). Without
-// one the test is skipped, except in CI, where it must be there.
+// goplsDir returns the folder of a real gopls: the repository's
+// build/tools (scripts/setup.sh installs the pinned version there), else
+// PATH. Without one the test is skipped, except in CI, where it must be
+// there.
 func goplsDir(t *testing.T) string {
 	t.Helper()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := append(filepath.SplitList(os.Getenv("PATH")), filepath.Join(repo, "build", "tools"))
+	dirs := append([]string{filepath.Join(repo, "build", "tools")}, filepath.SplitList(os.Getenv("PATH"))...)
 	if p := lookPath("gopls", dirs); p != "" {
 		return filepath.Dir(p)
 	}
