@@ -113,7 +113,7 @@ type Manager struct {
 	mu      sync.Mutex
 	servers map[serverKey]*server
 	closed  bool
-	wg      sync.WaitGroup // servers' stops
+	wg      sync.WaitGroup // the servers' goroutines (run)
 }
 
 type serverKey struct {
@@ -477,27 +477,16 @@ func (m *Manager) Running() []string {
 }
 
 // Close stops every server (shutdown and exit when it still answers, then
-// its process group is killed) and waits for them. Checks in progress
-// fail; later ones return ErrClosed. Idempotent.
+// its process group is killed) and waits for them: each server's own
+// goroutine stops it once the manager's context ends, and a server still
+// starting gives up. Checks in progress fail; later ones return ErrClosed.
+// Idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
-	servers := make([]*server, 0, len(m.servers))
-	for _, s := range m.servers {
-		servers = append(servers, s)
-	}
 	clear(m.servers)
 	m.mu.Unlock()
 	m.cancel()
-	var wg sync.WaitGroup
-	for _, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.stop()
-		}()
-	}
-	wg.Wait()
 	m.wg.Wait()
 	return nil
 }

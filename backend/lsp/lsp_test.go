@@ -364,6 +364,37 @@ func TestCloseKillsServers(t *testing.T) {
 	}
 }
 
+// TestCloseDuringStart: Close while a server is starting (here one that
+// never answers initialize) ends the start at once: the check fails with
+// ErrClosed and no process is left.
+func TestCloseDuringStart(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	m := newTestManager(t, Options{Languages: shServer(`echo $$ > ` + pidFile + `; sleep 1000 & echo $! >> ` + pidFile + `; wait`),
+		InitTimeout: time.Hour})
+	dir := writeFiles(t, map[string]string{"main.go": "package main\n"})
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Check(context.Background(), dir, []string{filepath.Join(dir, "main.go")}, nil)
+		done <- err
+	}()
+	eventually(t, "the server wrote its pids", func() bool {
+		data, _ := os.ReadFile(pidFile)
+		return len(strings.Fields(string(data))) == 2
+	})
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Errorf("check: %v, want ErrClosed", err)
+	}
+	data, _ := os.ReadFile(pidFile)
+	for _, p := range strings.Fields(string(data)) {
+		if pid, _ := strconv.Atoi(p); alive(pid) {
+			t.Errorf("process %d still runs after Close", pid)
+		}
+	}
+}
+
 // TestUnsupported: a language without a server, and servers that are not
 // installed, give Unsupported entries with the install hint, not errors.
 func TestUnsupported(t *testing.T) {

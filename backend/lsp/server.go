@@ -115,6 +115,8 @@ func (s *server) run() {
 		}
 		s.m.forget(s)
 		s.stop()
+	case <-s.m.ctx.Done(): // Manager.Close
+		s.stop()
 	case <-s.stopping:
 	}
 }
@@ -176,7 +178,12 @@ func (s *server) start() error {
 	s.initialized = true
 	name := s.spec.Name
 	if res.ServerInfo != nil && res.ServerInfo.Name != "" {
-		name = cut(strings.TrimSpace(res.ServerInfo.Name+" "+res.ServerInfo.Version), 80)
+		version := res.ServerInfo.Version
+		var build struct{ Version string } // gopls sends its build info as JSON
+		if json.Unmarshal([]byte(version), &build) == nil {
+			version = build.Version
+		}
+		name = cut(strings.TrimSpace(res.ServerInfo.Name+" "+version), 80)
 	}
 	s.m.opts.Logf("info", "lsp: started %s (pid %d) for %s (pull diagnostics: %v)", name, s.cmd.Process.Pid, root, s.pull)
 	return nil
