@@ -61,7 +61,7 @@ func (i *Instance) publishFilesChange(c files.Change) {
 
 // registerFileTools adds the workspace file tools.
 func (i *Instance) registerFileTools() {
-	filetools.Register(i.reg, filetools.Deps{Files: i.files})
+	filetools.Register(i.reg, filetools.Deps{Files: i.files, Diagnostics: i.lsp, OpenFiles: i.editorOpenFiles})
 }
 
 // Files returns the file engine behind the workspace file tools.

@@ -29,6 +29,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
+	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -114,6 +115,7 @@ type Instance struct {
 	agents    *agent.Service   // agent sessions and the approval gate
 	bridge    *mcpbridge.Bridge
 	files     *files.Engine // the workspace file tools' engine
+	lsp       *lsp.Manager  // language servers of get_diagnostics
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -172,6 +174,7 @@ func New(cfg Config) (*Instance, error) {
 	}})
 	i.browser = i.newBrowser()
 	i.procs = i.newProcesses()
+	i.lsp = i.newLanguageServers()
 	if i.agents, err = i.newAgents(); err != nil {
 		i.state.Close()
 		i.audit.Close()
@@ -624,6 +627,7 @@ func (i *Instance) Close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("close the MCP bridge: %w", err))
 	}
 	_ = i.git.Close()
+	_ = i.lsp.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.
 	// Servers left running stay recorded for the next start's sweep.
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {

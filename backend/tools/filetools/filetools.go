@@ -4,7 +4,8 @@
 // original's), and workspace_rename_path, workspace_delete_path and
 // workspace_make_dir (beyond it) in edit.go; workspace_list_files,
 // workspace_search and workspace_watch (backend/files/find and
-// backend/files/fswatch) in find.go.
+// backend/files/fswatch) in find.go; get_diagnostics (the language
+// servers of backend/lsp) in diagnostics.go.
 //
 // Every tool takes cwd, the workspace folder its paths are resolved
 // against (resolved with registry.Call.Path, so "." and "~" work from the
@@ -23,6 +24,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/files"
 	"github.com/meith-dev/meith/backend/files/fswatch"
+	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
@@ -34,7 +36,17 @@ type Deps struct {
 	// Watch is the file watcher: workspace_watch holds its cwd on it.
 	// Nil gives the tools a hub of their own.
 	Watch *fswatch.Hub
+	// Diagnostics runs the language servers of get_diagnostics.
+	Diagnostics *lsp.Manager
+	// OpenFiles returns the files open in the editor tabs of the workspace
+	// at root (absolute paths; those of tabs whose folder is root or
+	// inside it). nil means none.
+	OpenFiles func(root string) []string
 }
+
+// DiagnosticsTimeout is get_diagnostics' (idle) timeout: a first gopls
+// load can take a while, and its progress keeps the call alive.
+const DiagnosticsTimeout = 2 * time.Minute
 
 // watchTimeout is workspace_watch's idle timeout: it follows a workspace
 // until cancelled.
@@ -50,6 +62,7 @@ func Register(r *registry.Registry, d Deps) {
 		d.Watch = fswatch.New(fswatch.Options{})
 	}
 	t := &tools{d: d}
+	diag := &diagnostics{boundary: d.Files.Boundary(), servers: d.Diagnostics, openFiles: d.OpenFiles}
 	writesFiles := protocol.WritesFiles()
 	registry.RegisterAll(r, []registry.Def{
 		{Name: "workspace_read_file", Description: "Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused.",
@@ -72,6 +85,9 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.search)},
 		{Name: "workspace_watch", Description: "Follow a workspace folder's changes on disk and through the file tools: streams a log event (message \"files_changed\", path = the folder, text = one \"<kind> <path>\" line per change, kind write|create|delete|rename|mkdir; \"overflow .\" when changes were lost: re-read everything) per batch, until cancelled. Ignored folders are not watched.",
 			Capabilities: protocol.ReadOnly(), Timeout: watchTimeout, Handler: registry.Handle(t.watch)},
+		{Name: "get_diagnostics", Description: "Get the diagnostics (errors, warnings) of a file, or of the files open in the workspace's editor tabs, from the language server of its language (gopls, typescript-language-server, pyright-langserver, rust-analyzer, svelteserver); unsupported with an install hint when none is installed.",
+			Capabilities: protocol.ReadOnly(), Timeout: DiagnosticsTimeout, MaxTimeout: 10 * time.Minute,
+			Handler: registry.Handle(diag.get)},
 	})
 }
 

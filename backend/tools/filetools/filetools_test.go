@@ -244,7 +244,7 @@ func TestCapabilities(t *testing.T) {
 		"workspace_apply_patch": protocol.CapWritesFiles, "workspace_undo": protocol.CapWritesFiles,
 		"workspace_rename_path": protocol.CapWritesFiles, "workspace_delete_path": protocol.CapDestructive,
 		"workspace_make_dir": protocol.CapWritesFiles, "workspace_list_files": protocol.CapReadOnly,
-		"workspace_search": protocol.CapReadOnly, "workspace_watch": protocol.CapReadOnly,
+		"workspace_search": protocol.CapReadOnly, "workspace_watch": protocol.CapReadOnly, "get_diagnostics": protocol.CapReadOnly,
 	}
 	got := map[string]protocol.Capability{}
 	for _, d := range e.reg.List() {

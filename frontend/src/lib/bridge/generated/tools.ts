@@ -834,6 +834,44 @@ export interface Diagnostic {
 }
 
 /**
+ * DiagnosticsInput is the input of get_diagnostics.
+ *
+ * (Go: filetools.DiagnosticsInput)
+ */
+export interface DiagnosticsInput {
+  /** workspace folder the path is resolved against */
+  cwd: string;
+  /** the file to check, relative to cwd (default: the files open in the workspace's editor tabs) */
+  path?: string;
+  /** accept a cwd that is not a space's or an open workspace tab's folder (agents stay confined to their session's folder) */
+  allowOutside?: boolean;
+}
+
+/**
+ * DiagnosticsResult is the result of get_diagnostics.
+ *
+ * (Go: filetools.DiagnosticsResult)
+ */
+export interface DiagnosticsResult {
+  /**
+   * Unsupported is true when no file could be checked: its language has
+   * no server meith knows, or the server is not installed.
+   */
+  unsupported: boolean;
+  /**
+   * Language is the file's language ("go", "typescript", …); without a
+   * path, the languages checked, comma-separated; "" when unknown.
+   */
+  language: string;
+  /** Server is the language server that checked it (likewise). */
+  server?: string;
+  /** InstallHint says how to install the missing server. */
+  installHint?: string;
+  /** Diagnostics are sorted by path, line and column. */
+  diagnostics: FileDiagnostic[] | null;
+}
+
+/**
  * DiffInput is the input of git_diff.
  *
  * (Go: gittools.DiffInput)
@@ -961,6 +999,25 @@ export interface FileChange {
   additions: number;
   deletions: number;
   binary: boolean;
+}
+
+/**
+ * FileDiagnostic is one problem in a file. Lines and columns are 1-based;
+ * columns count UTF-16 code units, as the editor and the patch offsets do.
+ *
+ * (Go: filetools.FileDiagnostic)
+ */
+export interface FileDiagnostic {
+  /** Path is relative to cwd (forward slashes), absolute outside it. */
+  path: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: string;
+  message: string;
+  source?: string;
+  code?: string;
 }
 
 /**
@@ -2448,6 +2505,7 @@ export type ToolName =
   | 'get_app_settings'
   | 'get_browser_state'
   | 'get_console_logs'
+  | 'get_diagnostics'
   | 'get_network_logs'
   | 'get_process_logs'
   | 'get_process_tree'
@@ -2575,6 +2633,8 @@ export interface ToolTypes {
   get_browser_state: { input: BrowserTabInput; output: StateResult };
   /** Return console messages captured for a browser tab (most recent last). */
   get_console_logs: { input: BrowserLogsInput; output: ConsoleEntry[] | null };
+  /** Get the diagnostics (errors, warnings) of a file, or of the files open in the workspace's editor tabs, from the language server of its language (gopls, typescript-language-server, pyright-langserver, rust-analyzer, svelteserver); unsupported with an install hint when none is installed. */
+  get_diagnostics: { input: DiagnosticsInput; output: DiagnosticsResult };
   /** Return network requests observed for a browser tab (most recent last). */
   get_network_logs: { input: BrowserLogsInput; output: NetworkEntry[] | null };
   /** Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after). */
