@@ -62,6 +62,8 @@ export class ExplorerStore {
   selected = $state<string | null>(null);
   error = $state('');
   marks = $state.raw(new Map<string, GitMark>());
+  /** The folder's canonical path, as the list tool reported it ('' until the first read). */
+  canonical = $state('');
 
   /** The visible rows, top to bottom. */
   rows = $derived<TreeRow[]>(this.flatten());
@@ -97,6 +99,7 @@ export class ExplorerStore {
         else this.forget(dir); // it went away
         return;
       }
+      if (r.content.cwd) this.canonical = r.content.cwd;
       const next = new Map(this.children);
       next.set(dir, r.content.entries ?? []);
       this.children = next;

@@ -61,14 +61,13 @@ export function markersFromPatch(patch: string): LineMarker[] {
 }
 
 class ChangeMarker extends GutterMarker {
+  override elementClass: string;
   constructor(readonly kind: LineChange) {
     super();
+    this.elementClass = `cm-git-${kind}`;
   }
   override eq(other: GutterMarker): boolean {
     return other instanceof ChangeMarker && other.kind === this.kind;
-  }
-  override get elementClass(): string {
-    return `cm-git-${this.kind}`;
   }
 }
 

@@ -6,6 +6,7 @@
 // <script lang="ts"> and <style> blocks; the `{#if}` blocks read as text.
 // (The community Svelte package has had no release in two years: see
 // docs/decisions/2026-12-01-editor-codemirror.md.)
+import { StreamLanguage, type StreamParser } from '@codemirror/language';
 import type { Extension } from '@codemirror/state';
 
 /** The languages the editor highlights. */
@@ -68,9 +69,8 @@ export const LANGUAGE_LABELS: Record<LanguageId, string> = {
   toml: 'TOML', dockerfile: 'Dockerfile',
 };
 
-async function legacy(load: () => Promise<Parameters<typeof import('@codemirror/language').StreamLanguage.define>[0]>): Promise<Extension> {
-  const [{ StreamLanguage }, parser] = await Promise.all([import('@codemirror/language'), load()]);
-  return StreamLanguage.define(parser);
+async function legacy(load: () => Promise<StreamParser<unknown>>): Promise<Extension> {
+  return StreamLanguage.define(await load());
 }
 
 const LOADERS: Record<LanguageId, () => Promise<Extension>> = {
