@@ -27,13 +27,13 @@ export function groupByFile(matches: readonly SearchMatch[]): FileMatches[] {
  * after, the line's leading whitespace dropped and long text around the
  * match cut with an ellipsis (columns are 1-based UTF-16 units).
  */
-export function matchPreview(m: SearchMatch, context = 40): { before: string; match: string; after: string } {
+export function matchPreview(m: SearchMatch, context = 16): { before: string; match: string; after: string } {
   const start = Math.max(0, m.column - 1);
   const end = Math.max(start, Math.min(m.text.length, m.endColumn - 1));
   let before = m.text.slice(0, start).replace(/^\s+/, '');
   if (before.length > context) before = '…' + before.slice(before.length - context);
   let after = m.text.slice(end);
-  if (after.length > context * 2) after = after.slice(0, context * 2) + '…';
+  if (after.length > context * 4) after = after.slice(0, context * 4) + '…';
   return { before, match: m.text.slice(start, end), after };
 }
 
