@@ -136,6 +136,7 @@ export const Topics = {
   gitChanged: 'git_changed',
   processChanged: 'process_changed',
   agentChanged: 'agent_changed',
+  filesChanged: 'files_changed',
 } as const;
 
 // ---- App state (backend/state) ----
@@ -262,6 +263,19 @@ export type GitCheckpointComparison = Gen.Comparison;
 
 /** The result of git_checkpoint_restore. */
 export type GitCheckpointRestoreResult = Gen.CheckpointRestoreOutput;
+
+// ---- Workspace files (backend/files, backend/tools/filetools) ----
+
+/**
+ * Payload of the "files_changed" Wails event: files under a workspace root
+ * changed, through the file tools or on disk. Paths are relative to root (at
+ * most 64); an empty list with a count over 64 means "many: re-read all".
+ */
+export interface FilesChangedPayload {
+  root: string;
+  paths: string[] | null;
+  count: number;
+}
 
 // ---- Processes (backend/process, backend/tools/processtools) ----
 
