@@ -131,6 +131,24 @@ export interface AppSettings {
 }
 
 /**
+ * Entry is one log record as stored in logs.jsonl.
+ *
+ * (Go: applog.Entry)
+ */
+export interface ApplogEntry {
+  id: string;
+  /** RFC 3339 UTC with milliseconds */
+  ts: string;
+  level: LogLevel;
+  source: string;
+  message: string;
+  caller?: string;
+  sessionId?: string;
+  toolName?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
  * AttachInput is the input of attach_process_logs.
  *
  * (Go: processtools.AttachInput)
@@ -378,7 +396,7 @@ export interface BugReport {
   environment: Environment;
   stateSummary: StateSummary | null;
   health: Health;
-  logs: Entry[] | null;
+  logs: ApplogEntry[] | null;
   toolRegistry: ToolSummary[] | null;
   storage: Storage;
 }
@@ -782,12 +800,41 @@ export interface DecideOutput {
 }
 
 /**
+ * DeleteInput is the input of workspace_delete_path.
+ *
+ * (Go: filetools.DeleteInput)
+ */
+export interface DeleteInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, folder or link to delete, relative to cwd (or absolute) */
+  path: string;
+  /** must be true: the file or folder is moved to meith's trash (workspace_undo on the path restores it) */
+  confirm: boolean;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
  * DeleteOutput is the result of agent_delete_session.
  *
  * (Go: agenttools.DeleteOutput)
  */
 export interface DeleteOutput {
   deleted: boolean;
+}
+
+/**
+ * DeleteResult is the result of [Engine.Delete].
+ *
+ * (Go: files.DeleteResult)
+ */
+export interface DeleteResult {
+  path: string;
+  relPath: string;
+  /** Type is file, dir, symlink or other. */
+  type: string;
+  trashedTo: string;
 }
 
 /**
@@ -911,6 +958,32 @@ export interface DiscoveryRecord {
 }
 
 /**
+ * Edit replaces the UTF-16 code units [Start, End) of a text with NewText
+ * (offsets count UTF-16 code units, as JavaScript and CodeMirror do).
+ *
+ * (Go: files.Edit)
+ */
+export interface Edit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/**
+ * EditInput is one edit of workspace_apply_patch.
+ *
+ * (Go: filetools.EditInput)
+ */
+export interface EditInput {
+  /** first UTF-16 code unit to replace (0-based, in the current content) */
+  start: number;
+  /** UTF-16 code unit after the last one to replace (start for an insertion) */
+  end: number;
+  /** the replacement text */
+  newText: string;
+}
+
+/**
  * Element is one interactable element of a page. Its id ("el-N") stays the
  * same for as long as the element lives in the page.
  *
@@ -945,24 +1018,6 @@ export interface ElementInput {
   elementId: string;
   /** ignored: the owner always comes from the caller's identity (kept so older clients still validate) */
   owner?: unknown;
-}
-
-/**
- * Entry is one log record as stored in logs.jsonl.
- *
- * (Go: applog.Entry)
- */
-export interface Entry {
-  id: string;
-  /** RFC 3339 UTC with milliseconds */
-  ts: string;
-  level: LogLevel;
-  source: string;
-  message: string;
-  caller?: string;
-  sessionId?: string;
-  toolName?: string;
-  data?: Record<string, unknown>;
 }
 
 /**
@@ -1064,6 +1119,44 @@ export interface FileStatus {
   untracked: boolean;
   /** Submodule says the path is a gitlink (submodule). */
   submodule?: boolean;
+}
+
+/**
+ * WriteResult is the result of [Engine.Write].
+ *
+ * (Go: files.WriteResult)
+ */
+export interface FilesWriteResult {
+  path: string;
+  relPath: string;
+  bytes: number;
+  created: boolean;
+  mtimeMs: number;
+  undo: UndoEntry;
+}
+
+/**
+ * Entry is one listed file or folder.
+ *
+ * (Go: find.Entry)
+ */
+export interface FindEntry {
+  /**
+   * Path is the entry's path relative to the listing's base (the
+   * caller's cwd), with forward slashes.
+   */
+  path: string;
+  /** Name is the entry's last element. */
+  name: string;
+  /** Type is "file" or "dir". */
+  type: string;
+  /**
+   * Size is a file's size in bytes (files of a non-recursive listing;
+   * see [ListOptions.Stat]).
+   */
+  size?: number;
+  /** MtimeMs is a file's modification time, Unix milliseconds (as Size). */
+  mtimeMs?: number;
 }
 
 /**
@@ -1291,6 +1384,43 @@ export interface LayoutInput {
 }
 
 /**
+ * ListFilesInput is the input of workspace_list_files.
+ *
+ * (Go: filetools.ListFilesInput)
+ */
+export interface ListFilesInput {
+  /** workspace folder the path is resolved against */
+  cwd: string;
+  /** the folder to list, relative to cwd (default: cwd itself) */
+  path?: string;
+  /** list everything below the folder, breadth first (default: the folder's own entries) */
+  recursive?: boolean;
+  /** the most entries to return (the deepest are cut first) */
+  maxEntries?: number;
+  /** also list what .gitignore and the fixed folders (node_modules, .git, dist, …) leave out (.git is listed, never entered) */
+  includeIgnored?: boolean;
+  /** permit a cwd outside all known workspace roots (default false; agents stay in their session's folder) */
+  allowOutside?: boolean;
+}
+
+/**
+ * ListFilesOutput is the result of workspace_list_files.
+ *
+ * (Go: filetools.ListFilesOutput)
+ */
+export interface ListFilesOutput {
+  /** Cwd is the canonical cwd: the entries' paths are relative to it. */
+  cwd: string;
+  /**
+   * Root is the workspace root that holds cwd (cwd itself with
+   * allowOutside outside every root).
+   */
+  root: string;
+  entries: FindEntry[] | null;
+  truncated: boolean;
+}
+
+/**
  * ListInput is the input of agent_list_sessions.
  *
  * (Go: agenttools.ListInput)
@@ -1358,6 +1488,39 @@ export interface LogsResult {
   nextSeq: number;
   /** Truncated says entries asked for were left out to bound the answer. */
   truncated: boolean;
+}
+
+/**
+ * MakeDirResult is the result of [Engine.MakeDir].
+ *
+ * (Go: files.MakeDirResult)
+ */
+export interface MakeDirResult {
+  path: string;
+  relPath: string;
+  /** Created is false when the folder existed. */
+  created: boolean;
+}
+
+/**
+ * Match is one occurrence of the query.
+ *
+ * (Go: find.Match)
+ */
+export interface Match {
+  /** Path is the file, relative to the base, with forward slashes. */
+  path: string;
+  /** Line is the 1-based line of the match. */
+  line: number;
+  /**
+   * Column and EndColumn are the 1-based columns of the match's first
+   * character and of the one after it, in UTF-16 code units (as
+   * JavaScript counts).
+   */
+  column: number;
+  endColumn: number;
+  /** Text is the line, without its line break, cut at [MaxTextUnits]. */
+  text: string;
 }
 
 /**
@@ -1551,6 +1714,53 @@ export interface Patch {
 }
 
 /**
+ * PatchInput is the input of workspace_apply_patch.
+ *
+ * (Go: filetools.PatchInput)
+ */
+export interface PatchInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** the edits (at least one; in any order; never overlapping) */
+  edits: EditInput[] | null;
+  /** the mtimeMs of the file as you read it: the change is refused if the file was modified on disk since */
+  expectedMtimeMs?: number;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * PatchResult is the result of [Engine.Patch].
+ *
+ * (Go: files.PatchResult)
+ */
+export interface PatchResult {
+  path: string;
+  relPath: string;
+  before: string;
+  after: string;
+  edits: Edit[] | null;
+  mtimeMs: number;
+  undo: UndoEntry;
+}
+
+/**
+ * PathInput is the input of workspace_undo and workspace_make_dir.
+ *
+ * (Go: filetools.PathInput)
+ */
+export interface PathInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file or folder, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
  * PermissionRequest is a pending approval: an agent's tool call that waits
  * for the user (the inline permission card).
  *
@@ -1716,6 +1926,16 @@ export interface ProcessNode {
 }
 
 /**
+ * WriteResult is the result of write_terminal.
+ *
+ * (Go: processtools.WriteResult)
+ */
+export interface ProcessWriteResult {
+  terminalId: string;
+  written: number;
+}
+
+/**
  * ErrorInfo is the error part of a failed [ToolResult].
  *
  * (Go: protocol.ErrorInfo)
@@ -1724,6 +1944,36 @@ export interface ProtocolErrorInfo {
   code: ErrorCode;
   message: string;
   details?: unknown;
+}
+
+/**
+ * ReadInput is the input of workspace_read_file.
+ *
+ * (Go: filetools.ReadInput)
+ */
+export interface ReadInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * ReadResult is the result of [Engine.Read].
+ *
+ * (Go: files.ReadResult)
+ */
+export interface ReadResult {
+  path: string;
+  relPath: string;
+  content: string;
+  encoding: string;
+  bytes: number;
+  truncated: boolean;
+  mtimeMs: number;
+  mode: string;
 }
 
 /**
@@ -1738,6 +1988,40 @@ export interface ReleaseInput {
   owner?: unknown;
   /** ignored: only the owner releases a tab (kept so older clients still validate) */
   force?: unknown;
+}
+
+/**
+ * RenameInput is the input of workspace_rename_path.
+ *
+ * (Go: filetools.RenameInput)
+ */
+export interface RenameInput {
+  /** workspace folder the paths are resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, folder or link to move, relative to cwd (or absolute) */
+  path: string;
+  /** where to move it, relative to cwd (or absolute) */
+  newPath: string;
+  /** replace an existing newPath (it is moved to meith's trash first) */
+  overwrite?: boolean;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * RenameResult is the result of [Engine.Rename].
+ *
+ * (Go: files.RenameResult)
+ */
+export interface RenameResult {
+  path: string;
+  relPath: string;
+  newPath: string;
+  newRelPath: string;
+  /** Type is file, dir, symlink or other. */
+  type: string;
+  /** OverwrittenTrashedTo is where the file newPath held went (overwrite). */
+  overwrittenTrashedTo?: string;
 }
 
 /**
@@ -1841,6 +2125,41 @@ export interface ScrollInput {
   toY?: number;
   /** ignored: the owner always comes from the caller's identity (kept so older clients still validate) */
   owner?: unknown;
+}
+
+/**
+ * SearchInput is the input of workspace_search.
+ *
+ * (Go: filetools.SearchInput)
+ */
+export interface SearchInput {
+  /** workspace folder the path is resolved against */
+  cwd: string;
+  /** the text to find, or with isRegex a Go regular expression (RE2 syntax); matches never span lines */
+  query: string;
+  /** query is a regular expression */
+  isRegex?: boolean;
+  /** match case (default false: Unicode case folding) */
+  caseSensitive?: boolean;
+  /** the most matches to return (the first in path order) */
+  maxResults?: number;
+  /** a folder or file to search, relative to cwd (default: cwd) */
+  path?: string;
+  /** only files matching: "*.go", "src/**\/*.{ts,tsx}", several separated by commas, "!" to exclude; a glob without / matches any path element */
+  glob?: string;
+  /** permit a cwd outside all known workspace roots (default false; agents stay in their session's folder) */
+  allowOutside?: boolean;
+}
+
+/**
+ * SearchOutput is the result of workspace_search.
+ *
+ * (Go: filetools.SearchOutput)
+ */
+export interface SearchOutput {
+  matches: Match[] | null;
+  truncated: boolean;
+  filesSearched: number;
 }
 
 /**
@@ -2343,6 +2662,66 @@ export interface TypeResult {
 }
 
 /**
+ * UndoEntry describes one change made through the engine, as the tools
+ * return it and [Engine.Undo] reverts it.
+ *
+ * (Go: files.UndoEntry)
+ */
+export interface UndoEntry {
+  /**
+   * Path is the canonical path of the file the change left (for a
+   * rename, the new path).
+   */
+  path: string;
+  /** PreviousPath is the path a rename moved the file from. */
+  previousPath?: string;
+  /** Op is write, patch, rename or delete. */
+  op: string;
+  /**
+   * PreviousContent is the content before a write or patch; null for a
+   * file the write created (undo deletes it), and when not kept.
+   */
+  previousContent: string | null;
+  /**
+   * NewContent is the content the write or patch left; null when not
+   * kept, and for renames and deletes.
+   */
+  newContent: string | null;
+  /** Timestamp is when the change was made (ms since the epoch). */
+  timestamp: number;
+  /**
+   * TooLarge: a content was over 2 MB and is not kept; a change whose
+   * previous content was not kept cannot be undone.
+   */
+  tooLarge?: boolean;
+  /**
+   * PreviousBinary: the file held binary content before the write; it is
+   * kept (so the write can be undone) but not shown.
+   */
+  previousBinary?: boolean;
+  /**
+   * TrashedTo is where a delete moved the file or folder, or where a
+   * rename with overwrite moved the file it replaced.
+   */
+  trashedTo?: string;
+  /**
+   * ContentOmitted: the contents are left out of this copy of the entry
+   * (they are the result's before and after); the history keeps them.
+   */
+  contentOmitted?: boolean;
+}
+
+/**
+ * UndoResult is the result of workspace_undo.
+ *
+ * (Go: filetools.UndoResult)
+ */
+export interface UndoResult {
+  /** Undone is the reverted change, or null when there was none. */
+  undone: UndoEntry | null;
+}
+
+/**
  * Usage is token usage as the agent reports it.
  *
  * (Go: agent.Usage)
@@ -2366,6 +2745,28 @@ export interface Usage {
 export interface Viewport {
   width: number;
   height: number;
+}
+
+/**
+ * WatchInput is the input of workspace_watch.
+ *
+ * (Go: filetools.WatchInput)
+ */
+export interface WatchInput {
+  /** the workspace folder to follow */
+  cwd: string;
+  /** permit a cwd outside all known workspace roots (default false; agents stay in their session's folder) */
+  allowOutside?: boolean;
+}
+
+/**
+ * WatchOutput is the result of workspace_watch (when it is cancelled).
+ *
+ * (Go: filetools.WatchOutput)
+ */
+export interface WatchOutput {
+  root: string;
+  changes: number;
 }
 
 /**
@@ -2444,13 +2845,23 @@ export interface WorktreeInput {
 }
 
 /**
- * WriteResult is the result of write_terminal.
+ * WriteInput is the input of workspace_write_file.
  *
- * (Go: processtools.WriteResult)
+ * (Go: filetools.WriteInput)
  */
-export interface WriteResult {
-  terminalId: string;
-  written: number;
+export interface WriteInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** the new content, UTF-8 text (at most 4 MB) */
+  content: string;
+  /** create the missing parent folders */
+  createDirs?: boolean;
+  /** the mtimeMs of the file as you read it: the change is refused if the file was modified on disk since */
+  expectedMtimeMs?: number;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
 }
 
 /**
@@ -2553,6 +2964,16 @@ export type ToolName =
   | 'take_screenshot'
   | 'type_text'
   | 'update_space'
+  | 'workspace_apply_patch'
+  | 'workspace_delete_path'
+  | 'workspace_list_files'
+  | 'workspace_make_dir'
+  | 'workspace_read_file'
+  | 'workspace_rename_path'
+  | 'workspace_search'
+  | 'workspace_undo'
+  | 'workspace_watch'
+  | 'workspace_write_file'
   | 'write_terminal';
 
 /** The input (arguments) and output (result content) of every tool. */
@@ -2586,7 +3007,7 @@ export interface ToolTypes {
   /** Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json. */
   app_export_bug_report: { input: BugReportInput; output: BugReportResult };
   /** Return recent structured app log entries (logs.jsonl), newest last, with filters. */
-  app_get_logs: { input: AppLogsInput; output: Entry[] | null };
+  app_get_logs: { input: AppLogsInput; output: ApplogEntry[] | null };
   /** Return the persisted app state: spaces, active space, browser and workspace tabs, settings. */
   app_get_state: { input: NoArgs; output: State };
   /** Return health status for the app socket, registry, storage, audit and the other runtime services. */
@@ -2729,8 +3150,28 @@ export interface ToolTypes {
   type_text: { input: TypeInput; output: TypeResult };
   /** Rename and/or recolor a space. */
   update_space: { input: SpaceUpdateInput; output: Space };
+  /** Apply non-overlapping range edits {start, end, newText} to a text file; offsets count UTF-16 code units of the current content (as JavaScript does) and must not split a surrogate pair. The edits are validated and applied all or nothing, atomically. Returns the content before and after and undo metadata. */
+  workspace_apply_patch: { input: PatchInput; output: PatchResult };
+  /** Delete a file, folder or symbolic link (the link itself) inside the workspace by moving it to meith's trash (<userData>/trash, kept 7 days and 500 MB); confirm must be true. workspace_undo on the path restores it. */
+  workspace_delete_path: { input: DeleteInput; output: DeleteResult };
+  /** List the files and folders of a workspace folder, or everything below it (recursive, breadth first): folders first, then files, each in byte order; symbolic links, node_modules/.git/dist/… and what the repository's .gitignore files ignore are left out (git-tracked files stay) unless includeIgnored. Files of a non-recursive listing carry size and mtimeMs. Capped by maxEntries (truncated). */
+  workspace_list_files: { input: ListFilesInput; output: ListFilesOutput };
+  /** Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false). */
+  workspace_make_dir: { input: PathInput; output: MakeDirResult };
+  /** Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused. */
+  workspace_read_file: { input: ReadInput; output: ReadResult };
+  /** Rename or move a file, folder or symbolic link (the link itself) inside the workspace, making the new path's missing folders. An existing newPath is refused unless overwrite: true, which moves it to meith's trash first. workspace_undo on newPath moves it back. */
+  workspace_rename_path: { input: RenameInput; output: RenameResult };
+  /** Search the workspace's files for a text or a Go regular expression (RE2), case-insensitive unless caseSensitive, within one line: matches in path then line order with 1-based line, column and endColumn in UTF-16 units and the line's text. Skips what workspace_list_files leaves out, files over 1 MiB and binary files. Limit it with path (a folder or file) and glob ("*.go", "src/**\/*.{ts,tsx}", "!*_test.go"). Capped by maxResults (truncated). */
+  workspace_search: { input: SearchInput; output: SearchOutput };
+  /** Revert the newest change made to a file through the file tools: a write or patch gets its previous content back (a file the write created is deleted), a rename is moved back, a delete is restored from meith's trash. Undo depth 50 per file, kept while the runtime runs. A file changed since by another program is left alone. Returns {undone: null} when there is nothing to undo. */
+  workspace_undo: { input: PathInput; output: UndoResult };
+  /** Follow a workspace folder's changes on disk and through the file tools: streams a log event (message "files_changed", path = the folder, text = one "<kind> <path>" line per change, kind write|create|delete|rename|mkdir; "overflow ." when changes were lost: re-read everything) per batch, until cancelled. Ignored folders are not watched. */
+  workspace_watch: { input: WatchInput; output: WatchOutput };
+  /** Write (create or replace) a UTF-8 text file inside the workspace, atomically (a temporary file renamed into place; an existing file keeps its mode). Pass expectedMtimeMs (from a read) to refuse overwriting a change made on disk since. Returns undo metadata; workspace_undo reverts it. */
+  workspace_write_file: { input: WriteInput; output: FilesWriteResult };
   /** Write raw input to a terminal session (include \r to submit). */
-  write_terminal: { input: WriteTerminalInput; output: WriteResult };
+  write_terminal: { input: WriteTerminalInput; output: ProcessWriteResult };
 }
 
 /** The arguments of tool N. */
