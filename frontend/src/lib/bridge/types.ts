@@ -213,7 +213,7 @@ export interface StateChangedPayload {
 }
 
 /** One app log entry (applog.Entry), as app_get_logs returns it. */
-export type LogEntry = Gen.Entry;
+export type LogEntry = Gen.ApplogEntry;
 
 // ---- Git (backend/git, backend/tools/gittools) ----
 
