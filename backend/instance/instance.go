@@ -25,6 +25,7 @@ import (
 	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/files/fswatch"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
@@ -36,6 +37,7 @@ import (
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
+	"github.com/meith-dev/meith/backend/tools/filetools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/processtools"
 	"github.com/meith-dev/meith/backend/tools/settingstools"
@@ -102,7 +104,9 @@ type Instance struct {
 	hints     *hint.Bus // the change bus every engine publishes to
 	unhint    func()    // ends the engines' subscriptions to the bus
 	log       *applog.Logger
-	git       *watch.Hub // git status engines and repository watchers
+	git       *watch.Hub   // git status engines and repository watchers
+	fileWatch *fswatch.Hub // the watcher of open workspaces
+	unfollow  func()       // ends following the editor tabs' folders
 	audit     *audit.Log
 	state     *state.Store
 	approvals *permission.Approvals
@@ -168,6 +172,7 @@ func New(cfg Config) (*Instance, error) {
 	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
 	}})
+	i.fileWatch = i.newFileWatch()
 	i.browser = i.newBrowser()
 	i.procs = i.newProcesses()
 	if i.agents, err = i.newAgents(); err != nil {
@@ -176,7 +181,8 @@ func New(cfg Config) (*Instance, error) {
 		i.log.Close()
 		return nil, fmt.Errorf("instance: %w", err)
 	}
-	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git})
+	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch})
+	i.unfollow = i.followEditorRoots()
 	i.registerTools()
 	return i, nil
 }
@@ -343,6 +349,7 @@ func (i *Instance) registerTools() {
 		i.log.SetDebug(s.DebugMode)
 	}})
 	i.registerAgentTools()
+	filetools.Register(i.reg, filetools.Deps{Boundary: i.fileBoundary(), Watch: i.fileWatch})
 }
 
 // checks adds the instance's own health lines to app_health.
@@ -620,6 +627,8 @@ func (i *Instance) Close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("close the MCP bridge: %w", err))
 	}
 	_ = i.git.Close()
+	i.unfollow()
+	_ = i.fileWatch.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.
 	// Servers left running stay recorded for the next start's sweep.
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {
