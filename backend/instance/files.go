@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/meith-dev/meith/backend/files"
-	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/tools/filetools"
 )
 
@@ -54,14 +53,16 @@ func (i *Instance) sessionFolder(sessionID string) (string, bool) {
 	return s.Cwd, true
 }
 
-// publishFilesChange is the file engine's OnChange.
+// publishFilesChange is the file engine's OnChange: the change goes
+// through the file watcher (reportFilesChange), which publishes it once as
+// a files_changed hint and to workspace_watch, and drops its own echo.
 func (i *Instance) publishFilesChange(c files.Change) {
-	i.hints.Publish(hint.NewFilesChanged(c.Root, c.Paths))
+	i.reportFilesChange(c.Root, c.Kind, c.Paths)
 }
 
 // registerFileTools adds the workspace file tools.
 func (i *Instance) registerFileTools() {
-	filetools.Register(i.reg, filetools.Deps{Files: i.files, Diagnostics: i.lsp, OpenFiles: i.editorOpenFiles})
+	filetools.Register(i.reg, filetools.Deps{Files: i.files, Watch: i.fileWatch, Diagnostics: i.lsp, OpenFiles: i.editorOpenFiles})
 }
 
 // Files returns the file engine behind the workspace file tools.

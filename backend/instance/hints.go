@@ -3,6 +3,7 @@ package instance
 import (
 	"github.com/meith-dev/meith/backend/agent"
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/files/fswatch"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/permission"
@@ -18,13 +19,15 @@ type HintSources struct {
 	Approvals *permission.Approvals
 	Logs      *applog.Logger
 	Git       *watch.Hub
+	Files     *fswatch.Hub
 }
 
 // PublishHints publishes the changes of the engines in src on bus: a state
 // change as [hint.StateChanged], an approval event as
 // [hint.ApprovalsChanged] with the number still pending, a log entry as
 // [hint.LogsAppended] (gathered by the bus), a change of a watched
-// repository as [hint.GitChanged]. Nil engines are skipped. stop ends the
+// repository as [hint.GitChanged], a batch of file changes as
+// [hint.FilesChanged] (gathered by the bus). Nil engines are skipped. stop ends the
 // subscriptions. The instance calls it for its own engines; tests call it
 // for engines of their own.
 func PublishHints(bus *hint.Bus, src HintSources) (stop func()) {
@@ -51,11 +54,30 @@ func PublishHints(bus *hint.Bus, src HintSources) (stop func()) {
 			bus.Publish(hint.GitChanged{Root: c.Root, Count: len(c.Paths)})
 		}))
 	}
+	if src.Files != nil {
+		stops = append(stops, src.Files.Subscribe(func(b fswatch.Batch) {
+			bus.Publish(filesChanged(b))
+		}))
+	}
 	return func() {
 		for _, stop := range stops {
 			stop()
 		}
 	}
+}
+
+// filesChanged is the hint of a batch of file changes: its paths, or
+// "many" (none, a count above the maximum) when they do not fit or the
+// watcher lost track.
+func filesChanged(b fswatch.Batch) hint.FilesChanged {
+	if b.Overflow || b.Count > hint.MaxFilesHintPaths || len(b.Changes) < b.Count {
+		return hint.FilesChanged{Root: b.Root, Paths: []string{}, Count: max(b.Count, hint.MaxFilesHintPaths+1)}
+	}
+	paths := make([]string, 0, len(b.Changes))
+	for _, c := range b.Changes {
+		paths = append(paths, c.Path)
+	}
+	return hint.FilesChanged{Root: b.Root, Paths: paths, Count: b.Count}
 }
 
 // publishProcessChange is the process engine's OnChange: a dev server or

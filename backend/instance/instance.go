@@ -26,6 +26,7 @@ import (
 	"github.com/meith-dev/meith/backend/browser"
 	"github.com/meith-dev/meith/backend/discovery"
 	"github.com/meith-dev/meith/backend/files"
+	"github.com/meith-dev/meith/backend/files/fswatch"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
@@ -104,7 +105,9 @@ type Instance struct {
 	hints     *hint.Bus // the change bus every engine publishes to
 	unhint    func()    // ends the engines' subscriptions to the bus
 	log       *applog.Logger
-	git       *watch.Hub // git status engines and repository watchers
+	git       *watch.Hub   // git status engines and repository watchers
+	fileWatch *fswatch.Hub // the watcher of open workspaces
+	unfollow  func()       // ends following the editor tabs' folders
 	audit     *audit.Log
 	state     *state.Store
 	approvals *permission.Approvals
@@ -172,6 +175,7 @@ func New(cfg Config) (*Instance, error) {
 	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
 	}})
+	i.fileWatch = i.newFileWatch()
 	i.browser = i.newBrowser()
 	i.procs = i.newProcesses()
 	i.lsp = i.newLanguageServers()
@@ -182,7 +186,8 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.files = i.newFiles()
-	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git})
+	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch})
+	i.unfollow = i.followEditorRoots()
 	i.registerTools()
 	return i, nil
 }
@@ -628,6 +633,8 @@ func (i *Instance) Close(ctx context.Context) error {
 	}
 	_ = i.git.Close()
 	_ = i.lsp.Close()
+	i.unfollow()
+	_ = i.fileWatch.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.
 	// Servers left running stay recorded for the next start's sweep.
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {
