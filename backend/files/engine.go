@@ -256,14 +256,23 @@ func binaryFail(rel string) *Error {
 
 // ReadResult is the result of [Engine.Read].
 type ReadResult struct {
-	Path      string `json:"path"`
-	RelPath   string `json:"relPath"`
-	Content   string `json:"content"`
-	Encoding  string `json:"encoding"`
-	Bytes     int64  `json:"bytes"`
-	Truncated bool   `json:"truncated"`
-	MtimeMs   int64  `json:"mtimeMs"`
-	Mode      string `json:"mode"`
+	// Path is the file's canonical absolute path (links resolved).
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root, with forward slashes.
+	RelPath string `json:"relPath"`
+	// Content is the text (the first 2 MB when truncated).
+	Content string `json:"content"`
+	// Encoding is always "utf8".
+	Encoding string `json:"encoding"`
+	// Bytes is the file's size.
+	Bytes int64 `json:"bytes"`
+	// Truncated: the file is over 2 MB and Content holds its beginning.
+	Truncated bool `json:"truncated"`
+	// MtimeMs is the modification time (ms since the epoch): pass it as
+	// expectedMtimeMs to a write or patch.
+	MtimeMs int64 `json:"mtimeMs"`
+	// Mode is the permission bits in octal ("0644").
+	Mode string `json:"mode"`
 }
 
 // Read reads the UTF-8 text file at path in s: at most [MaxReadBytes] (cut
@@ -324,12 +333,18 @@ type WriteOptions struct {
 
 // WriteResult is the result of [Engine.Write].
 type WriteResult struct {
-	Path    string    `json:"path"`
-	RelPath string    `json:"relPath"`
-	Bytes   int64     `json:"bytes"`
-	Created bool      `json:"created"`
-	MtimeMs int64     `json:"mtimeMs"`
-	Undo    UndoEntry `json:"undo"`
+	// Path is the canonical absolute path written (a link's target).
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root.
+	RelPath string `json:"relPath"`
+	// Bytes is the size written.
+	Bytes int64 `json:"bytes"`
+	// Created: the file did not exist.
+	Created bool `json:"created"`
+	// MtimeMs is the new modification time (for the next expectedMtimeMs).
+	MtimeMs int64 `json:"mtimeMs"`
+	// Undo is the change as workspace_undo reverts it.
+	Undo UndoEntry `json:"undo"`
 }
 
 // Write creates or replaces the file at path in s with content, atomically

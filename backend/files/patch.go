@@ -121,13 +121,19 @@ type PatchOptions struct {
 
 // PatchResult is the result of [Engine.Patch].
 type PatchResult struct {
-	Path    string    `json:"path"`
-	RelPath string    `json:"relPath"`
-	Before  string    `json:"before"`
-	After   string    `json:"after"`
-	Edits   []Edit    `json:"edits"`
-	MtimeMs int64     `json:"mtimeMs"`
-	Undo    UndoEntry `json:"undo"`
+	// Path is the canonical absolute path patched.
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root.
+	RelPath string `json:"relPath"`
+	// Before and After are the whole content before and after the edits.
+	Before string `json:"before"`
+	After  string `json:"after"`
+	// Edits are the edits applied, as given.
+	Edits []Edit `json:"edits"`
+	// MtimeMs is the new modification time.
+	MtimeMs int64 `json:"mtimeMs"`
+	// Undo is the change as workspace_undo reverts it.
+	Undo UndoEntry `json:"undo"`
 }
 
 // patchResultBudget is how much content a patch result carries twice:

@@ -782,12 +782,46 @@ export interface DecideOutput {
 }
 
 /**
+ * DeleteInput is the input of workspace_delete_path.
+ *
+ * (Go: filetools.DeleteInput)
+ */
+export interface DeleteInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, folder or link to delete, relative to cwd (or absolute) */
+  path: string;
+  /** must be true: the file or folder is moved to meith's trash (workspace_undo on the path restores it) */
+  confirm: boolean;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
  * DeleteOutput is the result of agent_delete_session.
  *
  * (Go: agenttools.DeleteOutput)
  */
 export interface DeleteOutput {
   deleted: boolean;
+}
+
+/**
+ * DeleteResult is the result of [Engine.Delete].
+ *
+ * (Go: files.DeleteResult)
+ */
+export interface DeleteResult {
+  /**
+   * Path is the canonical absolute path deleted; RelPath is relative to
+   * the workspace root.
+   */
+  path: string;
+  relPath: string;
+  /** Type is file, dir, symlink or other. */
+  type: string;
+  /** TrashedTo is where it is kept: <userData>/trash/<timestamp>-<name>. */
+  trashedTo: string;
 }
 
 /**
@@ -870,6 +904,32 @@ export interface DiscoveryRecord {
   appPath?: string;
   /** Kind is "desktop" or "serve"; an addition of the rewrite. */
   kind?: string;
+}
+
+/**
+ * Edit replaces the UTF-16 code units [Start, End) of a text with NewText
+ * (offsets count UTF-16 code units, as JavaScript and CodeMirror do).
+ *
+ * (Go: files.Edit)
+ */
+export interface Edit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/**
+ * EditInput is one edit of workspace_apply_patch.
+ *
+ * (Go: filetools.EditInput)
+ */
+export interface EditInput {
+  /** first UTF-16 code unit to replace (0-based, in the current content) */
+  start: number;
+  /** UTF-16 code unit after the last one to replace (start for an insertion) */
+  end: number;
+  /** the replacement text */
+  newText: string;
 }
 
 /**
@@ -1007,6 +1067,26 @@ export interface FileStatus {
   untracked: boolean;
   /** Submodule says the path is a gitlink (submodule). */
   submodule?: boolean;
+}
+
+/**
+ * WriteResult is the result of [Engine.Write].
+ *
+ * (Go: files.WriteResult)
+ */
+export interface FilesWriteResult {
+  /** Path is the canonical absolute path written (a link's target). */
+  path: string;
+  /** RelPath is Path relative to the workspace root. */
+  relPath: string;
+  /** Bytes is the size written. */
+  bytes: number;
+  /** Created: the file did not exist. */
+  created: boolean;
+  /** MtimeMs is the new modification time (for the next expectedMtimeMs). */
+  mtimeMs: number;
+  /** Undo is the change as workspace_undo reverts it. */
+  undo: UndoEntry;
 }
 
 /**
@@ -1304,6 +1384,22 @@ export interface LogsResult {
 }
 
 /**
+ * MakeDirResult is the result of [Engine.MakeDir].
+ *
+ * (Go: files.MakeDirResult)
+ */
+export interface MakeDirResult {
+  /**
+   * Path is the folder's canonical absolute path; RelPath is relative to
+   * the workspace root.
+   */
+  path: string;
+  relPath: string;
+  /** Created is false when the folder existed. */
+  created: boolean;
+}
+
+/**
  * Message is one message of a transcript. An assistant message is built
  * while it streams, by [Patch]es.
  *
@@ -1494,6 +1590,59 @@ export interface Patch {
 }
 
 /**
+ * PatchInput is the input of workspace_apply_patch.
+ *
+ * (Go: filetools.PatchInput)
+ */
+export interface PatchInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** the edits (at least one; in any order; never overlapping) */
+  edits: EditInput[] | null;
+  /** the mtimeMs of the file as you read it: the change is refused if the file was modified on disk since */
+  expectedMtimeMs?: number;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * PatchResult is the result of [Engine.Patch].
+ *
+ * (Go: files.PatchResult)
+ */
+export interface PatchResult {
+  /** Path is the canonical absolute path patched. */
+  path: string;
+  /** RelPath is Path relative to the workspace root. */
+  relPath: string;
+  /** Before and After are the whole content before and after the edits. */
+  before: string;
+  after: string;
+  /** Edits are the edits applied, as given. */
+  edits: Edit[] | null;
+  /** MtimeMs is the new modification time. */
+  mtimeMs: number;
+  /** Undo is the change as workspace_undo reverts it. */
+  undo: UndoEntry;
+}
+
+/**
+ * PathInput is the input of workspace_undo and workspace_make_dir.
+ *
+ * (Go: filetools.PathInput)
+ */
+export interface PathInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file or folder, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
  * PermissionRequest is a pending approval: an agent's tool call that waits
  * for the user (the inline permission card).
  *
@@ -1659,6 +1808,16 @@ export interface ProcessNode {
 }
 
 /**
+ * WriteResult is the result of write_terminal.
+ *
+ * (Go: processtools.WriteResult)
+ */
+export interface ProcessWriteResult {
+  terminalId: string;
+  written: number;
+}
+
+/**
  * ErrorInfo is the error part of a failed [ToolResult].
  *
  * (Go: protocol.ErrorInfo)
@@ -1667,6 +1826,47 @@ export interface ProtocolErrorInfo {
   code: ErrorCode;
   message: string;
   details?: unknown;
+}
+
+/**
+ * ReadInput is the input of workspace_read_file.
+ *
+ * (Go: filetools.ReadInput)
+ */
+export interface ReadInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * ReadResult is the result of [Engine.Read].
+ *
+ * (Go: files.ReadResult)
+ */
+export interface ReadResult {
+  /** Path is the file's canonical absolute path (links resolved). */
+  path: string;
+  /** RelPath is Path relative to the workspace root, with forward slashes. */
+  relPath: string;
+  /** Content is the text (the first 2 MB when truncated). */
+  content: string;
+  /** Encoding is always "utf8". */
+  encoding: string;
+  /** Bytes is the file's size. */
+  bytes: number;
+  /** Truncated: the file is over 2 MB and Content holds its beginning. */
+  truncated: boolean;
+  /**
+   * MtimeMs is the modification time (ms since the epoch): pass it as
+   * expectedMtimeMs to a write or patch.
+   */
+  mtimeMs: number;
+  /** Mode is the permission bits in octal ("0644"). */
+  mode: string;
 }
 
 /**
@@ -1681,6 +1881,44 @@ export interface ReleaseInput {
   owner?: unknown;
   /** ignored: only the owner releases a tab (kept so older clients still validate) */
   force?: unknown;
+}
+
+/**
+ * RenameInput is the input of workspace_rename_path.
+ *
+ * (Go: filetools.RenameInput)
+ */
+export interface RenameInput {
+  /** workspace folder the paths are resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, folder or link to move, relative to cwd (or absolute) */
+  path: string;
+  /** where to move it, relative to cwd (or absolute) */
+  newPath: string;
+  /** replace an existing newPath (it is moved to meith's trash first) */
+  overwrite?: boolean;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * RenameResult is the result of [Engine.Rename].
+ *
+ * (Go: files.RenameResult)
+ */
+export interface RenameResult {
+  /**
+   * Path and NewPath are canonical absolute paths; the Rel ones are
+   * relative to the workspace root.
+   */
+  path: string;
+  relPath: string;
+  newPath: string;
+  newRelPath: string;
+  /** Type is file, dir, symlink or other. */
+  type: string;
+  /** OverwrittenTrashedTo is where the file newPath held went (overwrite). */
+  overwrittenTrashedTo?: string;
 }
 
 /**
@@ -2286,6 +2524,66 @@ export interface TypeResult {
 }
 
 /**
+ * UndoEntry describes one change made through the engine, as the tools
+ * return it and [Engine.Undo] reverts it.
+ *
+ * (Go: files.UndoEntry)
+ */
+export interface UndoEntry {
+  /**
+   * Path is the canonical path of the file the change left (for a
+   * rename, the new path).
+   */
+  path: string;
+  /** PreviousPath is the path a rename moved the file from. */
+  previousPath?: string;
+  /** Op is write, patch, rename or delete. */
+  op: string;
+  /**
+   * PreviousContent is the content before a write or patch; null for a
+   * file the write created (undo deletes it), and when not kept.
+   */
+  previousContent: string | null;
+  /**
+   * NewContent is the content the write or patch left; null when not
+   * kept, and for renames and deletes.
+   */
+  newContent: string | null;
+  /** Timestamp is when the change was made (ms since the epoch). */
+  timestamp: number;
+  /**
+   * TooLarge: a content was over 2 MB and is not kept; a change whose
+   * previous content was not kept cannot be undone.
+   */
+  tooLarge?: boolean;
+  /**
+   * PreviousBinary: the file held binary content before the write; it is
+   * kept (so the write can be undone) but not shown.
+   */
+  previousBinary?: boolean;
+  /**
+   * TrashedTo is where a delete moved the file or folder, or where a
+   * rename with overwrite moved the file it replaced.
+   */
+  trashedTo?: string;
+  /**
+   * ContentOmitted: the contents are left out of this copy of the entry
+   * (they are the result's before and after); the history keeps them.
+   */
+  contentOmitted?: boolean;
+}
+
+/**
+ * UndoResult is the result of workspace_undo.
+ *
+ * (Go: filetools.UndoResult)
+ */
+export interface UndoResult {
+  /** Undone is the reverted change, or null when there was none. */
+  undone: UndoEntry | null;
+}
+
+/**
  * Usage is token usage as the agent reports it.
  *
  * (Go: agent.Usage)
@@ -2387,13 +2685,23 @@ export interface WorktreeInput {
 }
 
 /**
- * WriteResult is the result of write_terminal.
+ * WriteInput is the input of workspace_write_file.
  *
- * (Go: processtools.WriteResult)
+ * (Go: filetools.WriteInput)
  */
-export interface WriteResult {
-  terminalId: string;
-  written: number;
+export interface WriteInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** the new content, UTF-8 text (at most 4 MB) */
+  content: string;
+  /** create the missing parent folders */
+  createDirs?: boolean;
+  /** the mtimeMs of the file as you read it: the change is refused if the file was modified on disk since */
+  expectedMtimeMs?: number;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
 }
 
 /**
@@ -2495,6 +2803,13 @@ export type ToolName =
   | 'take_screenshot'
   | 'type_text'
   | 'update_space'
+  | 'workspace_apply_patch'
+  | 'workspace_delete_path'
+  | 'workspace_make_dir'
+  | 'workspace_read_file'
+  | 'workspace_rename_path'
+  | 'workspace_undo'
+  | 'workspace_write_file'
   | 'write_terminal';
 
 /** The input (arguments) and output (result content) of every tool. */
@@ -2669,8 +2984,22 @@ export interface ToolTypes {
   type_text: { input: TypeInput; output: TypeResult };
   /** Rename and/or recolor a space. */
   update_space: { input: SpaceUpdateInput; output: Space };
+  /** Apply non-overlapping range edits {start, end, newText} to a text file; offsets count UTF-16 code units of the current content (as JavaScript does) and must not split a surrogate pair. The edits are validated and applied all or nothing, atomically. Returns the content before and after and undo metadata. */
+  workspace_apply_patch: { input: PatchInput; output: PatchResult };
+  /** Delete a file, folder or symbolic link (the link itself) inside the workspace by moving it to meith's trash (<userData>/trash, kept 7 days and 500 MB); confirm must be true. workspace_undo on the path restores it. */
+  workspace_delete_path: { input: DeleteInput; output: DeleteResult };
+  /** Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false). */
+  workspace_make_dir: { input: PathInput; output: MakeDirResult };
+  /** Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused. */
+  workspace_read_file: { input: ReadInput; output: ReadResult };
+  /** Rename or move a file, folder or symbolic link (the link itself) inside the workspace, making the new path's missing folders. An existing newPath is refused unless overwrite: true, which moves it to meith's trash first. workspace_undo on newPath moves it back. */
+  workspace_rename_path: { input: RenameInput; output: RenameResult };
+  /** Revert the newest change made to a file through the file tools: a write or patch gets its previous content back (a file the write created is deleted), a rename is moved back, a delete is restored from meith's trash. Undo depth 50 per file, kept while the runtime runs. A file changed since by another program is left alone. Returns {undone: null} when there is nothing to undo. */
+  workspace_undo: { input: PathInput; output: UndoResult };
+  /** Write (create or replace) a UTF-8 text file inside the workspace, atomically (a temporary file renamed into place; an existing file keeps its mode). Pass expectedMtimeMs (from a read) to refuse overwriting a change made on disk since. Returns undo metadata; workspace_undo reverts it. */
+  workspace_write_file: { input: WriteInput; output: FilesWriteResult };
   /** Write raw input to a terminal session (include \r to submit). */
-  write_terminal: { input: WriteTerminalInput; output: WriteResult };
+  write_terminal: { input: WriteTerminalInput; output: ProcessWriteResult };
 }
 
 /** The arguments of tool N. */
