@@ -266,7 +266,8 @@ type ReadResult struct {
 	Encoding string `json:"encoding"`
 	// Bytes is the file's size.
 	Bytes int64 `json:"bytes"`
-	// Truncated: the file is over 2 MB and Content holds its beginning.
+	// Truncated: Content holds the file's beginning only: the file is over
+	// 2 MB, or its text would not fit in one result as JSON (see budget.go).
 	Truncated bool `json:"truncated"`
 	// MtimeMs is the modification time (ms since the epoch): pass it as
 	// expectedMtimeMs to a write or patch.
@@ -276,7 +277,8 @@ type ReadResult struct {
 }
 
 // Read reads the UTF-8 text file at path in s: at most [MaxReadBytes] (cut
-// at a UTF-8 boundary, truncated set). Binary files are refused
+// at a UTF-8 boundary, truncated set; cut shorter when its JSON would not
+// fit in a result). Binary files are refused
 // (KindBinary); folders, links that lead nowhere and special files are a
 // *PathError on "path".
 func (e *Engine) Read(ctx context.Context, s Scope, path string) (ReadResult, error) {
@@ -304,8 +306,9 @@ func (e *Engine) Read(ctx context.Context, s Scope, path string) (ReadResult, er
 	if !isText(data) {
 		return ReadResult{}, binaryFail(t.Rel)
 	}
-	return ReadResult{Path: t.Abs, RelPath: t.Rel, Content: string(data), Encoding: "utf8", Bytes: snap.size,
-		Truncated: snap.truncated, MtimeMs: snap.mtimeMs(), Mode: modeString(snap.mode)}, nil
+	content, cut := cutToJSONBudget(string(data), maxResultTextBytes)
+	return ReadResult{Path: t.Abs, RelPath: t.Rel, Content: content, Encoding: "utf8", Bytes: snap.size,
+		Truncated: snap.truncated || cut, MtimeMs: snap.mtimeMs(), Mode: modeString(snap.mode)}, nil
 }
 
 // readFail keeps typed errors and words the rest.
@@ -399,7 +402,7 @@ func (e *Engine) Write(ctx context.Context, s Scope, path, content string, o Wri
 		kind = ChangeCreate
 	}
 	e.notify(s, kind, t.Abs)
-	return WriteResult{Path: t.Abs, RelPath: t.Rel, Bytes: w.bytes, Created: !prev.exists, MtimeMs: w.mtimeMs, Undo: rec.entry}, nil
+	return WriteResult{Path: t.Abs, RelPath: t.Rel, Bytes: w.bytes, Created: !prev.exists, MtimeMs: w.mtimeMs, Undo: withinResult(rec.entry, 0)}, nil
 }
 
 // checkMtime refuses a change of a file the caller read at another time.
