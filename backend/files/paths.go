@@ -135,6 +135,16 @@ func (e *Engine) trashPath(entry string) string {
 	return filepath.Join(e.trash.dir, entry)
 }
 
+// PruneTrash drops the trash entries older than the maximum age, and the
+// oldest beyond the maximum size (the runtime calls it when it starts: an
+// old trash is bounded even when nothing is deleted any more). A missing
+// trash is left missing.
+func (e *Engine) PruneTrash() {
+	if e.trash != nil {
+		e.trash.pruneExisting()
+	}
+}
+
 // DeleteResult is the result of [Engine.Delete].
 type DeleteResult struct {
 	// Path is the canonical absolute path deleted; RelPath is relative to
