@@ -267,7 +267,7 @@ type ReadResult struct {
 	// Bytes is the file's size.
 	Bytes int64 `json:"bytes"`
 	// Truncated: Content holds the file's beginning only: the file is over
-	// 2 MB, or its text would not fit in one result as JSON (see budget.go).
+	// 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
 	Truncated bool `json:"truncated"`
 	// MtimeMs is the modification time (ms since the epoch): pass it as
 	// expectedMtimeMs to a write or patch.

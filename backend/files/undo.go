@@ -61,8 +61,8 @@ type UndoEntry struct {
 	// rename with overwrite moved the file it replaced.
 	TrashedTo string `json:"trashedTo,omitempty"`
 	// ContentOmitted: the contents are left out of this copy of the entry,
-	// which would not fit in one result with them (see budget.go); the
-	// history keeps them.
+	// which would be over the 8 MiB a result may carry with them; the
+	// history keeps them (workspace_undo still reverts the change).
 	ContentOmitted bool `json:"contentOmitted,omitempty"`
 }
 

@@ -1858,7 +1858,10 @@ export interface ReadResult {
   encoding: string;
   /** Bytes is the file's size. */
   bytes: number;
-  /** Truncated: the file is over 2 MB and Content holds its beginning. */
+  /**
+   * Truncated: Content holds the file's beginning only: the file is over
+   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
+   */
   truncated: boolean;
   /**
    * MtimeMs is the modification time (ms since the epoch): pass it as
@@ -2567,8 +2570,9 @@ export interface UndoEntry {
    */
   trashedTo?: string;
   /**
-   * ContentOmitted: the contents are left out of this copy of the entry
-   * (they are the result's before and after); the history keeps them.
+   * ContentOmitted: the contents are left out of this copy of the entry,
+   * which would be over the 8 MiB a result may carry with them; the
+   * history keeps them (workspace_undo still reverts the change).
    */
   contentOmitted?: boolean;
 }
