@@ -256,18 +256,29 @@ func binaryFail(rel string) *Error {
 
 // ReadResult is the result of [Engine.Read].
 type ReadResult struct {
-	Path      string `json:"path"`
-	RelPath   string `json:"relPath"`
-	Content   string `json:"content"`
-	Encoding  string `json:"encoding"`
-	Bytes     int64  `json:"bytes"`
-	Truncated bool   `json:"truncated"`
-	MtimeMs   int64  `json:"mtimeMs"`
-	Mode      string `json:"mode"`
+	// Path is the file's canonical absolute path (links resolved).
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root, with forward slashes.
+	RelPath string `json:"relPath"`
+	// Content is the text (the first 2 MB when truncated).
+	Content string `json:"content"`
+	// Encoding is always "utf8".
+	Encoding string `json:"encoding"`
+	// Bytes is the file's size.
+	Bytes int64 `json:"bytes"`
+	// Truncated: Content holds the file's beginning only: the file is over
+	// 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
+	Truncated bool `json:"truncated"`
+	// MtimeMs is the modification time (ms since the epoch): pass it as
+	// expectedMtimeMs to a write or patch.
+	MtimeMs int64 `json:"mtimeMs"`
+	// Mode is the permission bits in octal ("0644").
+	Mode string `json:"mode"`
 }
 
 // Read reads the UTF-8 text file at path in s: at most [MaxReadBytes] (cut
-// at a UTF-8 boundary, truncated set). Binary files are refused
+// at a UTF-8 boundary, truncated set; cut shorter when its JSON would not
+// fit in a result). Binary files are refused
 // (KindBinary); folders, links that lead nowhere and special files are a
 // *PathError on "path".
 func (e *Engine) Read(ctx context.Context, s Scope, path string) (ReadResult, error) {
@@ -295,8 +306,9 @@ func (e *Engine) Read(ctx context.Context, s Scope, path string) (ReadResult, er
 	if !isText(data) {
 		return ReadResult{}, binaryFail(t.Rel)
 	}
-	return ReadResult{Path: t.Abs, RelPath: t.Rel, Content: string(data), Encoding: "utf8", Bytes: snap.size,
-		Truncated: snap.truncated, MtimeMs: snap.mtimeMs(), Mode: modeString(snap.mode)}, nil
+	content, cut := cutToJSONBudget(string(data), maxResultTextBytes)
+	return ReadResult{Path: t.Abs, RelPath: t.Rel, Content: content, Encoding: "utf8", Bytes: snap.size,
+		Truncated: snap.truncated || cut, MtimeMs: snap.mtimeMs(), Mode: modeString(snap.mode)}, nil
 }
 
 // readFail keeps typed errors and words the rest.
@@ -324,12 +336,18 @@ type WriteOptions struct {
 
 // WriteResult is the result of [Engine.Write].
 type WriteResult struct {
-	Path    string    `json:"path"`
-	RelPath string    `json:"relPath"`
-	Bytes   int64     `json:"bytes"`
-	Created bool      `json:"created"`
-	MtimeMs int64     `json:"mtimeMs"`
-	Undo    UndoEntry `json:"undo"`
+	// Path is the canonical absolute path written (a link's target).
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root.
+	RelPath string `json:"relPath"`
+	// Bytes is the size written.
+	Bytes int64 `json:"bytes"`
+	// Created: the file did not exist.
+	Created bool `json:"created"`
+	// MtimeMs is the new modification time (for the next expectedMtimeMs).
+	MtimeMs int64 `json:"mtimeMs"`
+	// Undo is the change as workspace_undo reverts it.
+	Undo UndoEntry `json:"undo"`
 }
 
 // Write creates or replaces the file at path in s with content, atomically
@@ -384,7 +402,7 @@ func (e *Engine) Write(ctx context.Context, s Scope, path, content string, o Wri
 		kind = ChangeCreate
 	}
 	e.notify(s, kind, t.Abs)
-	return WriteResult{Path: t.Abs, RelPath: t.Rel, Bytes: w.bytes, Created: !prev.exists, MtimeMs: w.mtimeMs, Undo: rec.entry}, nil
+	return WriteResult{Path: t.Abs, RelPath: t.Rel, Bytes: w.bytes, Created: !prev.exists, MtimeMs: w.mtimeMs, Undo: withinResult(rec.entry, 0)}, nil
 }
 
 // checkMtime refuses a change of a file the caller read at another time.

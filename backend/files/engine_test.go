@@ -714,3 +714,29 @@ func TestAgentConfinement(t *testing.T) {
 		t.Errorf("an agent scope at the root: %v", err)
 	}
 }
+
+// TestTrashPrunedAtStart: the trash a previous run left is bounded when
+// the next one starts, even if nothing is deleted any more; a missing
+// trash is not made.
+func TestTrashPrunedAtStart(t *testing.T) {
+	ctx := context.Background()
+	then := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return then } })
+	f.e.Delete(ctx, f.s, "a.txt", true)
+	es, _ := os.ReadDir(f.trash)
+	if len(es) != 2 { // the entry and .info
+		t.Fatalf("trash holds %d entries, want the deleted file and the notes", len(es))
+	}
+	later := New(Options{TrashDir: f.trash, Now: func() time.Time { return then.Add(8 * 24 * time.Hour) }})
+	later.PruneTrash()
+	es, _ = os.ReadDir(f.trash)
+	notes, _ := os.ReadDir(filepath.Join(f.trash, infoDir))
+	if len(es) != 1 || len(notes) != 0 {
+		t.Errorf("after 8 days the trash holds %d entries and %d notes, want only the empty notes folder", len(es), len(notes))
+	}
+	none := filepath.Join(t.TempDir(), "trash")
+	New(Options{TrashDir: none}).PruneTrash()
+	if exists(none) {
+		t.Error("pruning made a missing trash")
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/meith-dev/meith/backend/protocol"
 )
 
 // Edit replaces the UTF-16 code units [Start, End) of a text with NewText
@@ -121,20 +123,20 @@ type PatchOptions struct {
 
 // PatchResult is the result of [Engine.Patch].
 type PatchResult struct {
-	Path    string    `json:"path"`
-	RelPath string    `json:"relPath"`
-	Before  string    `json:"before"`
-	After   string    `json:"after"`
-	Edits   []Edit    `json:"edits"`
-	MtimeMs int64     `json:"mtimeMs"`
-	Undo    UndoEntry `json:"undo"`
+	// Path is the canonical absolute path patched.
+	Path string `json:"path"`
+	// RelPath is Path relative to the workspace root.
+	RelPath string `json:"relPath"`
+	// Before and After are the whole content before and after the edits.
+	Before string `json:"before"`
+	After  string `json:"after"`
+	// Edits are the edits applied, as given.
+	Edits []Edit `json:"edits"`
+	// MtimeMs is the new modification time.
+	MtimeMs int64 `json:"mtimeMs"`
+	// Undo is the change as workspace_undo reverts it.
+	Undo UndoEntry `json:"undo"`
 }
-
-// patchResultBudget is how much content a patch result carries twice:
-// beyond it the undo entry of the result leaves out its contents (they
-// are the result's before and after), so the result stays well inside a
-// socket frame.
-const patchResultBudget = 3 << 20
 
 // Patch applies edits (see [Apply]) to the text file at path in s and
 // writes the result atomically, all or nothing, as [Engine.Write] does.
@@ -181,6 +183,16 @@ func (e *Engine) Patch(ctx context.Context, s Scope, path string, edits []Edit, 
 	if len(after) > MaxWriteBytes {
 		return PatchResult{}, &ArgError{Field: "edits", Reason: fmt.Sprintf("would make the file %s, over the %s limit of a file tool write", sizeText(int64(len(after))), sizeText(MaxWriteBytes))}
 	}
+	// The result carries before, after and the edits: refuse what it could
+	// not carry before anything changes (see budget.go).
+	text := jsonTextLen(before) + jsonTextLen(after)
+	for _, ed := range edits {
+		text += jsonTextLen(ed.NewText) + 48 // the offsets and keys
+	}
+	if text > maxResultTextBytes {
+		return PatchResult{}, failf(KindTooLarge, nil, "the result of this patch of %s (the content before and after, and the edits, as JSON: %s) would be over the %s one result may carry; nothing was changed: write the file whole with workspace_write_file",
+			t.Rel, sizeText(int64(text)), sizeText(protocol.MaxFrameBytes))
+	}
 	if err := ctx.Err(); err != nil {
 		return PatchResult{}, err
 	}
@@ -191,9 +203,6 @@ func (e *Engine) Patch(ctx context.Context, s Scope, path string, edits []Edit, 
 	rec := e.contentRecord(OpPatch, t.Abs, prev, []byte(after), nil)
 	e.hist.push(t.Abs, rec)
 	e.notify(s, ChangeWrite, t.Abs)
-	undo := rec.entry
-	if len(before)+len(after) > patchResultBudget {
-		undo.PreviousContent, undo.NewContent, undo.ContentOmitted = nil, nil, true
-	}
-	return PatchResult{Path: t.Abs, RelPath: t.Rel, Before: before, After: after, Edits: slices.Clone(edits), MtimeMs: w.mtimeMs, Undo: undo}, nil
+	return PatchResult{Path: t.Abs, RelPath: t.Rel, Before: before, After: after, Edits: slices.Clone(edits), MtimeMs: w.mtimeMs,
+		Undo: withinResult(rec.entry, text)}, nil
 }

@@ -10,6 +10,8 @@ import (
 
 // RenameResult is the result of [Engine.Rename].
 type RenameResult struct {
+	// Path and NewPath are canonical absolute paths; the Rel ones are
+	// relative to the workspace root.
 	Path       string `json:"path"`
 	RelPath    string `json:"relPath"`
 	NewPath    string `json:"newPath"`
@@ -133,12 +135,25 @@ func (e *Engine) trashPath(entry string) string {
 	return filepath.Join(e.trash.dir, entry)
 }
 
+// PruneTrash drops the trash entries older than the maximum age, and the
+// oldest beyond the maximum size (the runtime calls it when it starts: an
+// old trash is bounded even when nothing is deleted any more). A missing
+// trash is left missing.
+func (e *Engine) PruneTrash() {
+	if e.trash != nil {
+		e.trash.pruneExisting()
+	}
+}
+
 // DeleteResult is the result of [Engine.Delete].
 type DeleteResult struct {
+	// Path is the canonical absolute path deleted; RelPath is relative to
+	// the workspace root.
 	Path    string `json:"path"`
 	RelPath string `json:"relPath"`
 	// Type is file, dir, symlink or other.
-	Type      string `json:"type"`
+	Type string `json:"type"`
+	// TrashedTo is where it is kept: <userData>/trash/<timestamp>-<name>.
 	TrashedTo string `json:"trashedTo"`
 }
 
@@ -189,6 +204,8 @@ func (e *Engine) Delete(ctx context.Context, s Scope, path string, confirm bool)
 
 // MakeDirResult is the result of [Engine.MakeDir].
 type MakeDirResult struct {
+	// Path is the folder's canonical absolute path; RelPath is relative to
+	// the workspace root.
 	Path    string `json:"path"`
 	RelPath string `json:"relPath"`
 	// Created is false when the folder existed.

@@ -24,7 +24,8 @@ import (
 // <timestamp>-<name>, with a note of where they came from in
 // trash/.info/<entry>.json, so a person can find them and workspace_undo
 // can put them back. The trash keeps 7 days and 500 MB by default: after
-// each delete, older entries and the oldest beyond the size are dropped. A
+// each delete, and when the runtime starts ([Engine.PruneTrash]), older
+// entries and the oldest beyond the size are dropped. A
 // file or folder larger than the whole trash is not deleted at all (it
 // could not be kept). Across file systems the entry is copied, then the
 // original removed.
@@ -239,6 +240,21 @@ func (t *trash) prune(td *dir, keep string) {
 			}
 		}
 	}
+}
+
+// pruneExisting prunes the trash if it exists (it is not made).
+func (t *trash) pruneExisting() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, err := os.Lstat(t.dir); err != nil {
+		return
+	}
+	td, err := t.open()
+	if err != nil {
+		return
+	}
+	defer td.close()
+	t.prune(td, "")
 }
 
 // readSmall reads a file of at most 64 KiB.

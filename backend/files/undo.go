@@ -60,8 +60,9 @@ type UndoEntry struct {
 	// TrashedTo is where a delete moved the file or folder, or where a
 	// rename with overwrite moved the file it replaced.
 	TrashedTo string `json:"trashedTo,omitempty"`
-	// ContentOmitted: the contents are left out of this copy of the entry
-	// (they are the result's before and after); the history keeps them.
+	// ContentOmitted: the contents are left out of this copy of the entry,
+	// which would be over the 8 MiB a result may carry with them; the
+	// history keeps them (workspace_undo still reverts the change).
 	ContentOmitted bool `json:"contentOmitted,omitempty"`
 }
 
@@ -292,6 +293,7 @@ func (e *Engine) undoLocked(ctx context.Context, s Scope, key string, r *undoRec
 		return nil, err
 	}
 	e.hist.pop(keyAfterUndo(key, r), r)
+	out = withinResult(out, 0)
 	return &out, nil
 }
 

@@ -15,13 +15,15 @@ const TrashDir = "trash"
 // follows the state (every space's folder and every workspace tab's
 // folder are workspace roots) and the agent sessions (an agent is confined
 // to its session's folder); each change it makes is published as a
-// files_changed hint.
+// files_changed hint. The trash a previous run left is pruned.
 func (i *Instance) newFiles() *files.Engine {
-	return files.New(files.Options{
+	e := files.New(files.Options{
 		Boundary: files.Boundary{Roots: i.workspaceRoots, SessionFolder: i.sessionFolder},
 		TrashDir: filepath.Join(i.paths.UserData, TrashDir),
 		OnChange: i.publishFilesChange,
 	})
+	e.PruneTrash() // what a previous run left: 7 days and 500 MB
+	return e
 }
 
 // workspaceRoots lists the folders of the spaces and of the workspace tabs.

@@ -258,3 +258,31 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("tools %v, want %v", got, want)
 	}
 }
+
+// TestErrorsNeverEchoContent: a refused write or patch says what is wrong
+// without quoting the content or the replacement text (they may hold
+// secrets).
+func TestErrorsNeverEchoContent(t *testing.T) {
+	e := newEnv(t, protocol.CapWritesFiles)
+	const secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"workspace_write_file", map[string]any{"cwd": e.root, "path": "nope/x.txt", "content": secret}},
+		{"workspace_write_file", map[string]any{"cwd": e.root, "path": "a.txt", "content": secret, "expectedMtimeMs": 1}},
+		{"workspace_write_file", map[string]any{"cwd": e.root, "path": "sub", "content": secret}},
+		{"workspace_apply_patch", map[string]any{"cwd": e.root, "path": "a.txt", "edits": []map[string]any{{"start": 0, "end": 99, "newText": secret}}}},
+		{"workspace_apply_patch", map[string]any{"cwd": e.root, "path": "a.txt", "edits": []map[string]any{{"start": 0, "end": 2, "newText": secret}, {"start": 1, "end": 3, "newText": secret}}}},
+		{"workspace_apply_patch", map[string]any{"cwd": e.root, "path": "bin.dat", "edits": []map[string]any{{"start": 0, "end": 0, "newText": secret}}}},
+	} {
+		res := e.call(cli, tc.tool, tc.args)
+		if res.OK {
+			t.Fatalf("%s %v succeeded", tc.tool, tc.args["path"])
+		}
+		b, _ := json.Marshal(res.Error)
+		if strings.Contains(string(b), secret[:12]) {
+			t.Errorf("%s: the error quotes the content: %s", tc.tool, b)
+		}
+	}
+}

@@ -830,10 +830,15 @@ export interface DeleteOutput {
  * (Go: files.DeleteResult)
  */
 export interface DeleteResult {
+  /**
+   * Path is the canonical absolute path deleted; RelPath is relative to
+   * the workspace root.
+   */
   path: string;
   relPath: string;
   /** Type is file, dir, symlink or other. */
   type: string;
+  /** TrashedTo is where it is kept: <userData>/trash/<timestamp>-<name>. */
   trashedTo: string;
 }
 
@@ -1127,11 +1132,17 @@ export interface FileStatus {
  * (Go: files.WriteResult)
  */
 export interface FilesWriteResult {
+  /** Path is the canonical absolute path written (a link's target). */
   path: string;
+  /** RelPath is Path relative to the workspace root. */
   relPath: string;
+  /** Bytes is the size written. */
   bytes: number;
+  /** Created: the file did not exist. */
   created: boolean;
+  /** MtimeMs is the new modification time (for the next expectedMtimeMs). */
   mtimeMs: number;
+  /** Undo is the change as workspace_undo reverts it. */
   undo: UndoEntry;
 }
 
@@ -1496,6 +1507,10 @@ export interface LogsResult {
  * (Go: files.MakeDirResult)
  */
 export interface MakeDirResult {
+  /**
+   * Path is the folder's canonical absolute path; RelPath is relative to
+   * the workspace root.
+   */
   path: string;
   relPath: string;
   /** Created is false when the folder existed. */
@@ -1737,12 +1752,18 @@ export interface PatchInput {
  * (Go: files.PatchResult)
  */
 export interface PatchResult {
+  /** Path is the canonical absolute path patched. */
   path: string;
+  /** RelPath is Path relative to the workspace root. */
   relPath: string;
+  /** Before and After are the whole content before and after the edits. */
   before: string;
   after: string;
+  /** Edits are the edits applied, as given. */
   edits: Edit[] | null;
+  /** MtimeMs is the new modification time. */
   mtimeMs: number;
+  /** Undo is the change as workspace_undo reverts it. */
   undo: UndoEntry;
 }
 
@@ -1966,13 +1987,27 @@ export interface ReadInput {
  * (Go: files.ReadResult)
  */
 export interface ReadResult {
+  /** Path is the file's canonical absolute path (links resolved). */
   path: string;
+  /** RelPath is Path relative to the workspace root, with forward slashes. */
   relPath: string;
+  /** Content is the text (the first 2 MB when truncated). */
   content: string;
+  /** Encoding is always "utf8". */
   encoding: string;
+  /** Bytes is the file's size. */
   bytes: number;
+  /**
+   * Truncated: Content holds the file's beginning only: the file is over
+   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
+   */
   truncated: boolean;
+  /**
+   * MtimeMs is the modification time (ms since the epoch): pass it as
+   * expectedMtimeMs to a write or patch.
+   */
   mtimeMs: number;
+  /** Mode is the permission bits in octal ("0644"). */
   mode: string;
 }
 
@@ -2014,6 +2049,10 @@ export interface RenameInput {
  * (Go: files.RenameResult)
  */
 export interface RenameResult {
+  /**
+   * Path and NewPath are canonical absolute paths; the Rel ones are
+   * relative to the workspace root.
+   */
   path: string;
   relPath: string;
   newPath: string;
@@ -2705,8 +2744,9 @@ export interface UndoEntry {
    */
   trashedTo?: string;
   /**
-   * ContentOmitted: the contents are left out of this copy of the entry
-   * (they are the result's before and after); the history keeps them.
+   * ContentOmitted: the contents are left out of this copy of the entry,
+   * which would be over the 8 MiB a result may carry with them; the
+   * history keeps them (workspace_undo still reverts the change).
    */
   contentOmitted?: boolean;
 }
