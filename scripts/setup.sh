@@ -57,12 +57,14 @@ say "gopls (the real language server of get_diagnostics' tests)"
 # PATH, and CI fails them without it. A cold install (download and build)
 # takes about 3.5 minutes on two cores.
 GOPLS_VERSION=v0.23.0
-if [ -x build/tools/gopls ] && build/tools/gopls version 2>/dev/null | grep -q "gopls $GOPLS_VERSION\$"; then
+gopls_version() { [ -x build/tools/gopls ] && build/tools/gopls version 2>/dev/null | sed -n '1s/.* //p'; }
+if [ "$(gopls_version || true)" = "$GOPLS_VERSION" ]; then
   echo "build/tools/gopls is $GOPLS_VERSION"
 else
-  echo "installing gopls $GOPLS_VERSION into build/tools"
+  echo "installing gopls $GOPLS_VERSION into build/tools (through the Go module proxy)"
   GOBIN="$PWD/build/tools" go install "golang.org/x/tools/gopls@$GOPLS_VERSION"
-  build/tools/gopls version | head -1
+  [ "$(gopls_version)" = "$GOPLS_VERSION" ] || fail "build/tools/gopls is not $GOPLS_VERSION after go install"
+  echo "build/tools/gopls is $GOPLS_VERSION"
 fi
 
 say "frontend packages (npm ci)"

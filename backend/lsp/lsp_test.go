@@ -573,6 +573,49 @@ func TestReadHeader(t *testing.T) {
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 4096) }
 
+// TestStreamKeepsItsProtocolFailure: a message that breaks the protocol
+// is kept by the stream (the connection's own error may only tell of a
+// write that failed after it), while the end of the output and our own
+// Close are not failures.
+func TestStreamKeepsItsProtocolFailure(t *testing.T) {
+	tests := []struct {
+		name, out string
+		want      string // "" when no failure is kept
+	}{
+		{"too large", fmt.Sprintf("Content-Length: %d\r\n\r\n", MaxMessageBytes+1), "over 64 MiB"},
+		{"malformed body", "Content-Length: 5\r\n\r\nhello", "malformed message"},
+		{"garbage header", "Hello there\r\n\r\n", "malformed header"},
+		{"end of output", "", ""},
+		{"cut short", "Content-Length: 50\r\n\r\n{", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inR.Close()
+			s := newPipeStream(outR, inW, time.Second)
+			defer s.Close()
+			if _, err := outW.WriteString(tc.out); err != nil {
+				t.Fatal(err)
+			}
+			outW.Close()
+			if _, _, err := s.Read(context.Background()); err == nil {
+				t.Fatal("read succeeded")
+			}
+			got := s.protocolFailure()
+			if tc.want == "" && got != nil || tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)) {
+				t.Errorf("protocol failure %v, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestUTF16Columns: positions a server gives in UTF-8 or UTF-32 become
 // UTF-16 columns; UTF-16 ones pass unchanged.
 func TestUTF16Columns(t *testing.T) {

@@ -118,6 +118,10 @@ func (s *server) run() {
 	case <-s.m.ctx.Done(): // Manager.Close
 		s.stop()
 	case <-s.stopping:
+		// Stopped elsewhere (idle, or a check that saw it fail): wait
+		// until that stop has reaped it, so Manager.Close, which waits for
+		// this goroutine, never returns while a process is left.
+		<-s.stopped
 	}
 }
 
@@ -313,15 +317,20 @@ func (s *server) failure(ctx context.Context, what string, err error) error {
 	if s.m.ctx.Err() != nil {
 		return ErrClosed
 	}
-	// A broken connection (a message over the limit, a malformed one)
-	// explains a failure best, then a process that ended.
+	// A message that broke the protocol (over the limit, malformed)
+	// explains a failure best, then a broken connection, then a process
+	// that ended. A write into a closed pipe is the consequence of one of
+	// them, never the cause.
 	select {
 	case <-s.exited:
 	case <-time.After(200 * time.Millisecond):
 	}
+	if perr := s.stream.protocolFailure(); perr != nil {
+		return &ServerError{Server: s.spec.Name, Reason: fmt.Sprintf("connection lost during %s: %s", what, errText(perr))}
+	}
 	select {
 	case <-s.conn.Done():
-		if cerr := s.conn.Err(); cerr != nil && !errors.Is(cerr, io.ErrUnexpectedEOF) && !errors.Is(cerr, os.ErrClosed) {
+		if cerr := s.conn.Err(); cerr != nil && !errors.Is(cerr, io.ErrUnexpectedEOF) && !errors.Is(cerr, os.ErrClosed) && !errors.Is(cerr, syscall.EPIPE) {
 			return &ServerError{Server: s.spec.Name, Reason: fmt.Sprintf("connection lost during %s: %s", what, errText(cerr))}
 		}
 	default:
@@ -455,24 +464,33 @@ func (s *server) progressed(p progressParams) {
 	token := string(p.Token)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch p.Value.Kind {
-	case "begin":
-		if len(s.active) < 100 {
-			s.active[token] = cut(p.Value.Title, 200)
-		}
-	case "end":
-		delete(s.active, token)
+	if p.Value.Kind == "begin" && len(s.active) < 100 {
+		s.active[token] = cut(p.Value.Title, 200)
 	}
 	if r := s.current; r != nil {
-		msg := s.spec.Name + ": " + cut(strings.TrimSpace(s.active[token]+" "+p.Value.Message), 200)
-		if p.Value.Percentage != nil {
-			msg += fmt.Sprintf(" (%d%%)", *p.Value.Percentage)
+		title := s.active[token]
+		if p.Value.Kind == "begin" || title == "" {
+			title = p.Value.Title
 		}
-		if p.Value.Kind == "end" {
-			msg = s.spec.Name + ": done " + cut(p.Value.Message, 200)
+		text := strings.TrimSpace(p.Value.Message)
+		switch {
+		case title != "" && text != "":
+			text = title + ": " + text
+		case text == "" && p.Value.Kind == "end":
+			text = strings.TrimSpace(title + " done")
+		case text == "":
+			text = title
 		}
-		r.progress = strings.TrimSpace(msg)
-		r.signal()
+		if p.Value.Percentage != nil && p.Value.Kind != "end" {
+			text += fmt.Sprintf(" (%d%%)", *p.Value.Percentage)
+		}
+		if text != "" {
+			r.progress = s.spec.Name + ": " + cut(text, 200)
+			r.signal()
+		}
+	}
+	if p.Value.Kind == "end" {
+		delete(s.active, token)
 	}
 }
 

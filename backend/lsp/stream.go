@@ -44,6 +44,9 @@ type pipeStream struct {
 	writeTimeout time.Duration
 	wmu          sync.Mutex
 	closeOnce    sync.Once
+
+	failMu   sync.Mutex
+	readFail error // the first read that broke the protocol
 }
 
 func newPipeStream(stdout, stdin *os.File, writeTimeout time.Duration) *pipeStream {
@@ -57,7 +60,7 @@ func (s *pipeStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) 
 	}
 	length, err := readHeader(s.in)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, s.failed(err)
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.in, body); err != nil {
@@ -68,9 +71,33 @@ func (s *pipeStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) 
 	}
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err != nil {
-		return nil, 0, fmt.Errorf("the language server sent a malformed message: %w", err)
+		return nil, 0, s.failed(fmt.Errorf("the language server sent a malformed message: %w", err))
 	}
 	return msg, int64(length), nil
+}
+
+// failed records err as the stream's protocol failure when it is one (not
+// the end of the output, nor our own Close) and returns it.
+func (s *pipeStream) failed(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	s.failMu.Lock()
+	if s.readFail == nil {
+		s.readFail = err
+	}
+	s.failMu.Unlock()
+	return err
+}
+
+// protocolFailure is the first message the server sent that broke the
+// protocol (too large, malformed), or nil. It explains a failed call
+// better than the connection's own error, which may only tell of a write
+// that came after.
+func (s *pipeStream) protocolFailure() error {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	return s.readFail
 }
 
 // readHeader reads one header block and returns its Content-Length.

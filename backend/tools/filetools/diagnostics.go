@@ -125,9 +125,7 @@ func (t *diagnostics) get(ctx context.Context, call *registry.Call, in Diagnosti
 			langs = appendNew(langs, u.Language)
 		}
 		hints = appendNew(hints, u.InstallHint)
-		if len(paths) > 1 || len(rep.Checked) > 0 {
-			call.Diagnose(protocol.Diagnostic{Level: "info", Message: "not checked: " + relTo(scope.Cwd, u.Path) + ": " + u.Reason})
-		}
+		call.Diagnose(protocol.Diagnostic{Level: "info", Message: "not checked: " + relTo(scope.Cwd, u.Path) + ": " + u.Reason})
 	}
 	out.Unsupported = len(rep.Checked) == 0
 	out.Language = strings.Join(langs, ",")

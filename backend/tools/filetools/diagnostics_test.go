@@ -225,9 +225,12 @@ func TestGetDiagnosticsUnsupported(t *testing.T) {
 	if !equalResult(out, want) {
 		t.Errorf("a.ts: %+v, want %+v", out, want)
 	}
-	out, _, _ = h.ok(map[string]any{"cwd": h.root, "path": "b.txt"})
+	out, notes, _ := h.ok(map[string]any{"cwd": h.root, "path": "b.txt"})
 	if !out.Unsupported || out.Language != "" || out.InstallHint != "" || len(out.Diagnostics) != 0 {
 		t.Errorf("b.txt: %+v", out)
+	}
+	if len(notes) != 1 || notes[0].Message != "not checked: b.txt: meith knows no language server for .txt files" {
+		t.Errorf("b.txt: notes %+v, want why it was not checked", notes)
 	}
 }
 
