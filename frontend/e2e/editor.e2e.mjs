@@ -10,7 +10,7 @@
 // unsaved edits shows the conflict bar, resolved both ways (compare, take
 // theirs; keep mine then save); a workspace search jumps to the match; the
 // agent writes the open file through workspace_write_file and the buffer
-// shows it.
+// shows it; the tool card's "Open" shows that file in the editor.
 //
 //   bash scripts/e2e.sh      (E2E_FILES=frontend/e2e/editor.e2e.mjs for this file only)
 import { after, before, describe, test } from 'node:test';
@@ -205,6 +205,14 @@ describe('the editor tab with the real backend', { concurrency: false }, () => {
     assert.equal(onDisk('src/app.ts'), '// written by the agent\n' + APP_TS);
     assert.equal(await fileTab('src/app.ts').getAttribute('data-dirty'), 'false');
     await view.getByRole('button', { name: 'Send' }).waitFor(); // the run is over
+
+    // The tool card's "Open" shows the file the agent wrote in the editor, at the first line it changed.
+    await fileTab('src/util/math.go').click();
+    await eventually(async () => assert.equal(await fileTab('src/util/math.go').getAttribute('aria-selected'), 'true'));
+    const toolCard = view.getByTestId('agent-tool-call').and(view.locator('[data-tool="workspace_write_file"]'));
+    await toolCard.getByTestId('agent-tool-open').click();
+    await eventually(async () => assert.equal(await fileTab('src/app.ts').getAttribute('aria-selected'), 'true'));
+    await eventually(async () => assert.match(await editorTab().getByTestId('editor-status').textContent(), /Ln 1, Col 1\b/));
   });
 
   test('the space goes away again', { timeout: 30_000 }, async () => {

@@ -372,6 +372,27 @@ export class EditorStore {
   }
 
   /**
+   * Saves every open file with unsaved edits (Ctrl+Shift+S), one after the
+   * other. A file under a conflict bar is left for the person to decide
+   * (unless it was deleted on disk: saving creates it again). Resolves the
+   * paths saved and those that were not.
+   */
+  async saveAll(): Promise<{ saved: string[]; skipped: string[] }> {
+    const saved: string[] = [];
+    const skipped: string[] = [];
+    for (const f of [...this.files]) {
+      if (!f.dirty) continue;
+      if (f.kind !== 'text' || (f.conflict && !f.conflict.deleted)) {
+        skipped.push(f.path);
+        continue;
+      }
+      if (await this.save(f)) saved.push(f.path);
+      else skipped.push(f.path);
+    }
+    return { saved, skipped };
+  }
+
+  /**
    * Saves a file's buffer under another path (the tab shows it there
    * afterwards). Resolves 'exists' without writing when the target exists
    * and overwrite is not set.

@@ -101,6 +101,25 @@ describe('EditorStore: open, edit, save', () => {
     expect(calls('workspace_write_file')[0].args.createDirs).toBe(true);
   });
 
+  it('saves all: every dirty file, clean ones untouched, one under a conflict bar left alone', async () => {
+    disk.files.set('c.txt', { content: 'c\n', mtimeMs: ++disk.clock });
+    const a = await store.open('src/a.go');
+    const r = await store.open('README.md');
+    const c = await store.open('c.txt');
+    type(a, 0, 'A');
+    type(r, 0, 'R');
+    disk.writeExternally('README.md', 'theirs\n');
+    await store.onFilesChanged(ROOT, ['README.md']);
+    expect(r.conflict?.deleted).toBe(false);
+    const before = calls('workspace_write_file').length;
+    expect(await store.saveAll()).toEqual({ saved: ['src/a.go'], skipped: ['README.md'] });
+    expect(calls('workspace_write_file').length - before).toBe(1);
+    expect(disk.files.get('src/a.go')!.content).toBe('Apackage a\n\nfunc A() {}\n');
+    expect(disk.files.get('README.md')!.content).toBe('theirs\n');
+    expect(disk.files.get('c.txt')!.content).toBe('c\n');
+    expect([a.dirty, r.dirty, c.dirty]).toEqual([false, true, false]);
+  });
+
   it('closes a dirty file only when told to discard, and shows the neighbour', async () => {
     await store.open('README.md');
     const f = await store.open('src/a.go');

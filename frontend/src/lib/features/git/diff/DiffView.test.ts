@@ -95,4 +95,15 @@ describe('DiffView', () => {
     expect(numbers).toContain(5000);
     expect(numbers).not.toContain(1);
   });
+
+  it('a hunk\'s Open button opens the editor at its first changed line; none without onOpenAt', () => {
+    render({});
+    expect(document.querySelector('[aria-label="Open hunk 1 in the editor"]')).toBeNull();
+    unmount(app!);
+    document.body.innerHTML = '';
+    const opened: number[] = [];
+    render({ onOpenAt: (line: number) => opened.push(line) });
+    (document.querySelector('[aria-label="Open hunk 1 in the editor"]') as HTMLButtonElement).click();
+    expect(opened).toEqual([2]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenRows, pairRuns, pairWordDiff, parseFileDiff, rowSegments, tokenize, type DiffLine, type LineRow } from './diffModel';
+import { flattenRows, hunkNewLine, pairRuns, pairWordDiff, parseFileDiff, rowSegments, tokenize, type DiffLine, type LineRow } from './diffModel';
 
 // Real `git diff -- <path>` outputs.
 const modified = `diff --git a/mod.txt b/mod.txt
@@ -215,5 +215,41 @@ describe('pairRuns and flattenRows', () => {
   it('has no rows for binary or placeholder text', () => {
     expect(flattenRows(parseFileDiff(binary))).toEqual([]);
     expect(flattenRows(parseFileDiff('Large untracked file omitted from preview.'))).toEqual([]);
+  });
+});
+
+describe('hunkNewLine (Open in editor at a hunk)', () => {
+  // git diff of a 16-line file: "a" deleted at the top, "E" added after "d", "m".."o" deleted.
+  const twoHunks = `diff --git a/f.txt b/f.txt
+index b03757e..86eacec 100644
+--- a/f.txt
++++ b/f.txt
+@@ -1,7 +1,7 @@
+-a
+ b
+ c
+ d
++E
+ e
+ f
+ g
+@@ -10,7 +10,4 @@ i
+ j
+ k
+ l
+-m
+-n
+-o
+ p
+`;
+  it.each([
+    ['a deletion at the top: line 1', twoHunks, 0, 1],
+    ['a deletion after context: the line now in its place', twoHunks, 1, 13],
+    ['an added file: its first line', added, 0, 1],
+    ['a modified line: its new number', modified, 0, 2],
+    ['a deleted file: line 1', deleted, 0, 1],
+    ['no such hunk: line 1', modified, 5, 1],
+  ])('%s', (_name, text, h, want) => {
+    expect(hunkNewLine(parseFileDiff(text), h)).toBe(want);
   });
 });

@@ -309,3 +309,20 @@ export function selectedLinesPatch(model: FileDiff, selected: ReadonlySet<string
   });
   return kept === 0 ? '' : out.join('\n') + '\n';
 }
+
+/**
+ * The line of the new side where hunk h's first change is (1-based): an
+ * added line's own number, or for a deletion the line that now stands where
+ * the deleted text was. "Open in editor" goes there.
+ */
+export function hunkNewLine(model: FileDiff, h: number): number {
+  const hunk = model.hunks[h];
+  if (!hunk) return 1;
+  let after = 0; // the new-side number of the last line before the change
+  for (const l of hunk.lines) {
+    if (l.kind === 'add') return Math.max(1, l.newNo ?? 1);
+    if (l.kind === 'del') return Math.max(1, after ? after + 1 : hunk.newStart);
+    if (l.newNo !== undefined) after = l.newNo;
+  }
+  return Math.max(1, hunk.newStart);
+}
