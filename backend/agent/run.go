@@ -553,8 +553,9 @@ const (
 	maxResultBytes = 16 << 10
 )
 
-// boundJSON keeps raw when it is small valid JSON, else a JSON string saying
-// what was left out.
+// boundJSON keeps raw when it is small valid JSON, else clips it (clipJSON:
+// an object keeps its small fields, anything else becomes a JSON string
+// saying what was left out).
 func boundJSON(raw json.RawMessage, limit int) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -562,8 +563,7 @@ func boundJSON(raw json.RawMessage, limit int) json.RawMessage {
 	if len(raw) <= limit && json.Valid(raw) {
 		return slices.Clone(raw)
 	}
-	b, _ := json.Marshal(fmt.Sprintf("[clipped %d bytes]", len(raw)))
-	return b
+	return clipJSON(raw, limit)
 }
 
 // boundResult bounds a result's content for the transcript.

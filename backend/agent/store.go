@@ -831,12 +831,45 @@ func clippedJSON(n int) json.RawMessage {
 	return raw
 }
 
-// clipRaw replaces raw with a clippedJSON marker when it exceeds clipToolBytes.
+// clipRaw replaces raw with a clippedJSON marker when it exceeds
+// clipToolBytes (see clipJSON).
 func clipRaw(raw json.RawMessage) (json.RawMessage, bool) {
 	if len(raw) <= clipToolBytes {
 		return raw, false
 	}
-	return clippedJSON(len(raw)), true
+	return clipJSON(raw, clipToolBytes), true
+}
+
+// keptFieldBytes is the largest field value clipJSON keeps of an object it
+// clips: paths, line numbers and names, not contents.
+const keptFieldBytes = 1 << 10
+
+// clipJSON bounds raw (over limit, or not valid JSON) to a clippedJSON
+// marker, except that an object keeps its small fields (each at most
+// keptFieldBytes, together within limit) and has its large ones replaced by
+// markers: a clipped write keeps the cwd and path the window opens it at.
+func clipJSON(raw json.RawMessage, limit int) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || len(fields) == 0 {
+		return clippedJSON(len(raw))
+	}
+	out := make(map[string]json.RawMessage, len(fields))
+	size := 2
+	for k, v := range fields {
+		if len(v) > keptFieldBytes {
+			v = clippedJSON(len(v))
+		}
+		size += len(k) + len(v) + 4
+		out[k] = v
+	}
+	if size > limit {
+		return clippedJSON(len(raw))
+	}
+	b, err := json.Marshal(out)
+	if err != nil || len(b) > limit {
+		return clippedJSON(len(raw))
+	}
+	return b
 }
 
 // clipString cuts s to clipToolBytes, noting how much was left out.
