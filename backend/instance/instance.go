@@ -631,6 +631,12 @@ func (i *Instance) Close(ctx context.Context) error {
 	if err := i.bridge.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("close the MCP bridge: %w", err))
 	}
+	// Every call is cancelled and answered by now, but the registry answers
+	// a cancelled call without waiting for its handler: the engines go away
+	// only after the handlers have returned.
+	if err := i.reg.WaitIdle(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close: tool handlers still running: %w", err))
+	}
 	_ = i.git.Close()
 	_ = i.lsp.Close()
 	i.unfollow()
