@@ -166,7 +166,7 @@ var taskNames = []struct {
 
 var (
 	makeTargetRE = regexp.MustCompile(`^([A-Za-z0-9_.\-]+(?:\s+[A-Za-z0-9_.\-]+)*)\s*::?(?:[^=]|$)`)
-	justRecipeRE = regexp.MustCompile(`^@?([A-Za-z0-9_\-]+)(?:\s+[^:=]*)?:(?:[^=]|$)`)
+	justRecipeRE = regexp.MustCompile(`^@?([A-Za-z0-9_\-]+)(?:\s+[^:]*)?:(?:[^=]|$)`)
 )
 
 // detectMake returns the dev|start|serve|run targets of the Makefile.
