@@ -201,8 +201,7 @@ func (d *detector) note(format string, args ...any) {
 	d.notes = append(d.notes, fmt.Sprintf(format, args...))
 }
 
-// rootHas reports whether the root listing has a regular file name (cheap
-// for names checked often; the listing is bounded, so isFile decides).
+// file reports whether name is a regular file inside the folder.
 func (d *detector) file(name string) bool { return d.f.isFile(name) }
 
 func (d *detector) run() SetupDetection {

@@ -45,7 +45,7 @@ type folder struct {
 func openFolder(dir string) (*folder, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, &FolderError{Dir: dir, Problem: ProblemNotExist, Err: err}
 		}
 		return nil, &FolderError{Dir: dir, Problem: ProblemUnreadable, Err: err}

@@ -203,7 +203,7 @@ func TestSetupDetectFolderErrors(t *testing.T) {
 	}{
 		{"missing", filepath.Join(base, "secret-token-missing"), true, false, "detect: the folder does not exist"},
 		{"file", file, false, true, "detect: the path is not a folder"},
-		{"under a file", filepath.Join(file, "sub"), false, false, "detect: the folder cannot be read"},
+		{"under a file", filepath.Join(file, "sub"), true, false, "detect: the folder does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
