@@ -15,7 +15,7 @@ type pythonResult struct {
 }
 
 var (
-	pyDepRE     = regexp.MustCompile(`(?im)(?:^\s*|["'])(django|flask|fastapi|uvicorn)\b`)
+	pyDepRE     = regexp.MustCompile(`(?im)(?:^\s*|["'])(django|flask|fastapi|uvicorn)(?:[^\w.\-]|$)`)
 	pyNameRE    = regexp.MustCompile(`(?m)^\s*name\s*=\s*["']([^"'\n]{1,200})["']`)
 	fastAPIRE   = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*FastAPI\(`)
 	tomlTableRE = regexp.MustCompile(`(?m)^\s*\[([^\]\n]+)\]\s*$`)
