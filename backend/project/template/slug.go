@@ -10,7 +10,8 @@ const MaxSlugBytes = 64
 
 // Slug turns a project name into a folder and package name: lowercase ASCII
 // letters and digits in words joined by single hyphens, at most
-// [MaxSlugBytes] long ("My New App" → "my-new-app"). Latin letters with
+// [MaxSlugBytes] long, cut at a word edge where there is one ("My New App"
+// → "my-new-app"). Latin letters with
 // accents lose them ("Crème Brûlée" → "creme-brulee"), apostrophes vanish
 // ("Bob's App" → "bobs-app"), everything else (spaces, punctuation, path
 // separators, "..", other scripts) separates words. A name left with nothing
@@ -20,6 +21,9 @@ func Slug(name string) string {
 	var b strings.Builder
 	pending := false // a separator was seen since the last word character
 	for _, r := range name {
+		if b.Len() > MaxSlugBytes {
+			break // enough to know where to cut
+		}
 		if r == '\'' || r == '’' {
 			continue
 		}
@@ -29,18 +33,21 @@ func Slug(name string) string {
 			continue
 		}
 		if pending && b.Len() > 0 {
-			if b.Len()+1+len(s) > MaxSlugBytes {
-				break
-			}
 			b.WriteByte('-')
 		}
 		pending = false
-		if b.Len()+len(s) > MaxSlugBytes {
-			break
-		}
 		b.WriteString(s)
 	}
 	slug := b.String()
+	if len(slug) > MaxSlugBytes {
+		cut := slug[:MaxSlugBytes]
+		if slug[MaxSlugBytes] != '-' { // mid-word: cut at the last word edge, if any
+			if i := strings.LastIndexByte(cut, '-'); i > 0 {
+				cut = cut[:i]
+			}
+		}
+		slug = strings.TrimSuffix(cut, "-")
+	}
 	switch {
 	case slug == "":
 		return "meith-app"

@@ -243,12 +243,14 @@ func place(ctx context.Context, tmp, root string, p params, fill func(params) er
 			os.Remove(dest)
 			return "", err
 		}
-		if err := os.Rename(tmp, dest); err != nil {
-			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
+		// rename(2) itself, not os.Rename, which refuses any existing
+		// folder: the reserved one is replaced only while it is empty.
+		if err := syscall.Rename(tmp, dest); err != nil {
+			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 				continue // someone wrote into the reserved folder: leave it to them
 			}
 			os.Remove(dest)
-			return "", fmt.Errorf("move the project into place: %w", err)
+			return "", fmt.Errorf("move the project into place: %w", &os.LinkError{Op: "rename", Old: tmp, New: dest, Err: err})
 		}
 		syncDir(root)
 		return dest, nil
