@@ -32,8 +32,22 @@ function send(res, status, type, body) {
   res.end(body);
 }
 
-const server = createServer(async (req, res) => {
-  const url = new URL(req.url ?? "/", "http://localhost");
+const server = createServer((req, res) => {
+  handle(req, res).catch((err) => {
+    console.error(err);
+    if (!res.headersSent) send(res, 500, types[".txt"], "Internal server error\n");
+    else res.destroy();
+  });
+});
+
+async function handle(req, res) {
+  let url;
+  try {
+    // The path alone: a request target like "//x" is not a host here.
+    url = new URL(`http://localhost${req.url?.startsWith("/") ? req.url : "/"}`);
+  } catch {
+    return send(res, 400, types[".txt"], "Bad request\n");
+  }
   if (req.method !== "GET" && req.method !== "HEAD") {
     return send(res, 405, types[".txt"], "Method not allowed\n");
   }
@@ -64,7 +78,7 @@ const server = createServer(async (req, res) => {
   } catch {
     send(res, 404, types[".txt"], "Not found\n");
   }
-});
+}
 
 server.on("error", (err) => {
   if (err.code === "EADDRINUSE") {
