@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -197,7 +198,7 @@ func TestAppBasicPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{}
-	ln, err := listenLocal()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
