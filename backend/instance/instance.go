@@ -73,6 +73,9 @@ type Config struct {
 	// CaptureWindow, if set, returns a PNG of the main window for
 	// app_screenshot (the desktop app sets it); nil means headless.
 	CaptureWindow func(ctx context.Context) ([]byte, error)
+	// FocusWindow, if set, shows, unminimises and raises the main window for
+	// app_focus_window (the desktop app sets it); nil means headless.
+	FocusWindow func(ctx context.Context) error
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -350,6 +353,7 @@ func (i *Instance) registerTools() {
 		Label:         i.cfg.Label,
 		State:         i.state,
 		CaptureWindow: i.cfg.CaptureWindow,
+		FocusWindow:   i.cfg.FocusWindow,
 		FileHealth:    i.fileHealth,
 		PersistDebugMode: func(ctx context.Context, enabled bool) error {
 			if err := i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil }); err != nil {
