@@ -30,6 +30,9 @@ import (
 	"github.com/meith-dev/meith/frontend"
 )
 
+// HasWindow is true in a build that opens a window (run_stub.go: false).
+const HasWindow = true
+
 // Main runs the desktop app: it starts the runtime (socket, config.json,
 // instance record, audit), opens the window, and closes the runtime when the
 // window closes or ctx ends (SIGINT/SIGTERM). It returns the exit code.
