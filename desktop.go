@@ -7,7 +7,11 @@ import (
 	"os"
 
 	"github.com/meith-dev/meith/app"
+	"github.com/meith-dev/meith/backend/cli"
 )
+
+// The CLI starts this executable as the app when it has a window.
+func init() { cli.WindowBuild = app.HasWindow }
 
 // runApp opens the desktop window on a fresh runtime. Build with
 // -tags desktop,production,webkit2_41 (or `wails build`); without those tags

@@ -1,6 +1,7 @@
 // Command meith is one binary with three roles:
 //
-//	meith                 the desktop app (the headless build runs `serve`)
+//	meith                 the desktop app (the headless build runs `serve`);
+//	                      while meith runs, it focuses that instance's window
 //	meith serve [flags]   the runtime without a window
 //	meith <command> …     the CLI, talking to a running runtime's socket
 //
@@ -28,6 +29,9 @@ func main() {
 func run(ctx context.Context, args []string) int {
 	switch {
 	case len(args) == 0:
+		if code, running := cli.Focus(ctx, cli.System()); running {
+			return code
+		}
 		return runApp(ctx)
 	case args[0] == "serve":
 		return instance.ServeMain(ctx, args[1:], os.Stdout, os.Stderr)

@@ -68,6 +68,9 @@ type App struct {
 	// confirmQuit asks the user a yes/no question before the window closes
 	// (run.go sets a native dialog; tests set a fake).
 	confirmQuit func(ctx context.Context, title, message string) (bool, error)
+	// raiseWindow shows, unminimises and raises the window (run.go sets
+	// the Wails calls; tests set a fake).
+	raiseWindow func(ctx context.Context)
 	// quitting is set when the runtime itself ends the window (a signal):
 	// then nobody is asked.
 	quitting atomic.Bool

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -28,6 +29,9 @@ import (
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/frontend"
 )
+
+// HasWindow is true in a build that opens a window (run_stub.go: false).
+const HasWindow = true
 
 // Main runs the desktop app: it starts the runtime (socket, config.json,
 // instance record, audit), opens the window, and closes the runtime when the
@@ -49,6 +53,16 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	}
 	cfg.Desktop = true
 	cfg.CaptureWindow = captureWindow
+	// The runtime exists before the window: app_focus_window reaches the
+	// window once it is built.
+	var win atomic.Pointer[App]
+	cfg.FocusWindow = func(ctx context.Context) error {
+		a := win.Load()
+		if a == nil {
+			return errors.New("the window is not open yet")
+		}
+		return a.focus(ctx)
+	}
 	inst, err := instance.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
@@ -63,7 +77,9 @@ func Main(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "meith: %v\n", err)
 		return 1
 	}
-	runErr := Run(ctx, inst)
+	a := newWindowApp(inst)
+	win.Store(a)
+	runErr := run(ctx, a)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := errors.Join(runErr, inst.Close(closeCtx)); err != nil {
@@ -76,9 +92,12 @@ func Main(ctx context.Context, stderr io.Writer) int {
 // Run opens the window on a started runtime and blocks until the window
 // closes or ctx ends. It does not close inst. While the window is open it
 // hears of the runtime's changes through inst's change bus.
-func Run(ctx context.Context, inst *instance.Instance) error {
-	return run(ctx, New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithHints(inst.Hints()),
-		WithBrowser(inst.Browser()), WithProcesses(inst.Processes())))
+func Run(ctx context.Context, inst *instance.Instance) error { return run(ctx, newWindowApp(inst)) }
+
+// newWindowApp is the binding of the window on inst.
+func newWindowApp(inst *instance.Instance) *App {
+	return New(inst.Registry(), inst.Approvals(), WithState(inst.State()), WithHints(inst.Hints()),
+		WithBrowser(inst.Browser()), WithProcesses(inst.Processes()))
 }
 
 func run(ctx context.Context, a *App) error {
@@ -88,6 +107,10 @@ func run(ctx context.Context, a *App) error {
 		return wruntime.OpenDirectoryDialog(wctx, wruntime.OpenDialogOptions{
 			Title: title, DefaultDirectory: home, CanCreateDirectories: true,
 		})
+	}
+	a.raiseWindow = func(wctx context.Context) {
+		wruntime.WindowShow(wctx)
+		wruntime.WindowUnminimise(wctx) // gtk_window_present: also raises it
 	}
 	a.confirmQuit = func(wctx context.Context, title, message string) (bool, error) {
 		answer, err := wruntime.MessageDialog(wctx, wruntime.MessageDialogOptions{

@@ -8,6 +8,9 @@ import (
 	"io"
 )
 
+// HasWindow is false: this build opens no window (run.go: true).
+const HasWindow = false
+
 // Main reports that this binary has no window: it was built without the
 // Wails build tags (see run.go).
 func Main(_ context.Context, stderr io.Writer) int {

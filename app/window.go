@@ -1,7 +1,8 @@
 package app
 
 // window.go: the bound methods only the window has: the close question, the
-// native folder picker and the answers to approval prompts.
+// native folder picker and the answers to approval prompts; and the focus
+// of app_focus_window (not bound).
 
 import (
 	"context"
@@ -114,4 +115,26 @@ func (a *App) DecideApproval(id, decision string) error {
 	default:
 		return protocol.Errorf(protocol.CodeToolFailed, "%v", err)
 	}
+}
+
+// focus shows, unminimises and raises the window, for app_focus_window
+// (`meith` run again while the app runs). It fails while the window is not
+// open (before Startup, after Shutdown) or in a build without one.
+func (a *App) focus(ctx context.Context) error {
+	a.mu.Lock()
+	wctx, raise, shut := a.wctx, a.raiseWindow, a.shutdown
+	a.mu.Unlock()
+	switch {
+	case shut:
+		return errors.New("the window is closing")
+	case raise == nil:
+		return errors.New("this build has no window to focus")
+	case wctx == nil:
+		return errors.New("the window is not open yet")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	raise(wctx)
+	return nil
 }

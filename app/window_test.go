@@ -288,3 +288,27 @@ func TestBeforeCloseAsksOnlyWithWorkInFlight(t *testing.T) {
 	}
 	a.Cancel(id)
 }
+
+func TestFocus(t *testing.T) {
+	// Without the window's hook (a build without a window) it fails clearly.
+	a, _ := startApp(t, newTestRegistry(t, nil), nil)
+	if err := a.focus(context.Background()); err == nil || err.Error() != "this build has no window to focus" {
+		t.Errorf("focus without a window = %v", err)
+	}
+
+	b := New(newTestRegistry(t, nil), nil)
+	var raised []context.Context
+	b.raiseWindow = func(ctx context.Context) { raised = append(raised, ctx) }
+	if err := b.focus(context.Background()); err == nil || err.Error() != "the window is not open yet" {
+		t.Errorf("focus before Startup = %v", err)
+	}
+	wctx := context.WithValue(context.Background(), struct{}{}, "wails")
+	b.Startup(wctx)
+	if err := b.focus(context.Background()); err != nil || len(raised) != 1 || raised[0] != wctx {
+		t.Errorf("focus = %v, raised %d times; want once with the Wails context", err, len(raised))
+	}
+	b.Shutdown(context.Background())
+	if err := b.focus(context.Background()); err == nil || len(raised) != 1 {
+		t.Errorf("focus after Shutdown = %v (raised %d times), want an error and no raise", err, len(raised))
+	}
+}

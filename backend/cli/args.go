@@ -42,7 +42,7 @@ type FlagValue struct {
 // so "meith --json tools" keeps "tools" as the command.
 var globalBooleans = map[string]bool{
 	"json": true, "quiet": true, "verbose": true, "v": true,
-	"version": true, "V": true, "help": true, "h": true, "stdin": true, "yes": true,
+	"version": true, "V": true, "help": true, "h": true, "stdin": true, "yes": true, "write": true,
 }
 
 var negativeNumber = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)

@@ -155,6 +155,10 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 		return r.devlogs(ctx, rest)
 	case "agent":
 		return r.agentCmd(ctx, rest)
+	case "new":
+		return r.newProject(ctx, rest)
+	case "setup":
+		return r.setup(rest)
 	case "serve":
 		return r.p.usage(`"serve" runs the runtime; it is handled by the meith executable, not by the CLI library.`)
 	}
@@ -169,6 +173,12 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 		spec, ok = lookupCommand(cmd)
 	}
 	if !ok {
+		if dir := folderArg(cmd); dir != "" {
+			return r.openFolder(ctx, dir, rest) // meith . / meith <dir>
+		}
+		if looksLikePath(cmd) {
+			return r.p.usage("That folder does not exist: \"meith <folder>\" opens an existing folder as a project.")
+		}
 		return r.unknownCommand(cmd)
 	}
 	var params Params

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -10,25 +12,118 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/meith-dev/meith/backend/agent"
+	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/instance"
 	"github.com/meith-dev/meith/backend/instance/instancetest"
 	"github.com/meith-dev/meith/backend/protocol"
 )
 
 // TestMain lets the testscript scripts run "meith": the test binary, started
-// as "meith", runs [Main] like the real executable does.
+// as "meith", dispatches like the headless executable (main.go): no
+// arguments focus a live runtime or else run the runtime, "serve" runs it,
+// anything else is [Main].
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"meith": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := Main(ctx, os.Args[1:], System())
+			code := headlessMain(ctx, os.Args[1:])
 			stop()
 			os.Exit(code)
 		},
 	})
+}
+
+// headlessMain is main.go's run in the headless build.
+func headlessMain(ctx context.Context, args []string) int {
+	switch {
+	case len(args) == 0:
+		if code, running := Focus(ctx, System()); running {
+			return code
+		}
+		return instance.ServeMain(ctx, nil, os.Stdout, os.Stderr)
+	case args[0] == "serve":
+		return instance.ServeMain(ctx, args[1:], os.Stdout, os.Stderr)
+	}
+	return Main(ctx, args, System())
+}
+
+// TestLaunchScripts runs testdata/launch/*.txtar, the scripts that start
+// runtimes of their own (`meith .`, `meith new`) or need none (`meith
+// setup`). Each script gets empty MEITH_HOME and MEITH_USER_DATA folders
+// ($MEITH_HOME, $MEITH_USER_DATA, short enough for the socket path) and HOME
+// = $WORK/home; every runtime still live in its MEITH_HOME when the script
+// ends is stopped (SIGTERM, then SIGKILL), and one that cannot be stopped
+// fails the test.
+func TestLaunchScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/launch",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			root, err := os.MkdirTemp("", "ml")
+			if err != nil {
+				return err
+			}
+			home, userData := filepath.Join(root, "h"), filepath.Join(root, "u")
+			env.Setenv("MEITH_HOME", home)
+			env.Setenv("MEITH_USER_DATA", userData)
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("SHELL", "/bin/bash")
+			env.Setenv("DISPLAY", "")
+			env.Setenv("WAYLAND_DISPLAY", "")
+			env.Defer(func() {
+				if err := stopRuntimes(filepath.Join(home, "instances")); err != nil {
+					env.T().Fatal(err)
+				}
+				os.RemoveAll(root)
+			})
+			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
+		},
+	})
+}
+
+// stopRuntimes stops every live runtime recorded in instancesDir and waits
+// (up to 10 s each) until its process is gone.
+func stopRuntimes(instancesDir string) error {
+	live, _ := discovery.List(instancesDir)
+	for _, rec := range live {
+		if rec.PID == os.Getpid() {
+			continue
+		}
+		_ = syscall.Kill(rec.PID, syscall.SIGTERM)
+		if !waitGone(rec.PID, 10*time.Second) {
+			_ = syscall.Kill(rec.PID, syscall.SIGKILL)
+			if !waitGone(rec.PID, 5*time.Second) {
+				return fmt.Errorf("the runtime %d the script started could not be stopped", rec.PID)
+			}
+		}
+	}
+	return nil
+}
+
+// waitGone waits until pid has exited (a zombie counts: nobody here can
+// reap a process that was re-parented).
+func waitGone(pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			return true
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+			if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // grantedScripts are the scripts that run against a runtime of their own

@@ -73,6 +73,9 @@ type Config struct {
 	// CaptureWindow, if set, returns a PNG of the main window for
 	// app_screenshot (the desktop app sets it); nil means headless.
 	CaptureWindow func(ctx context.Context) ([]byte, error)
+	// FocusWindow, if set, shows, unminimises and raises the main window for
+	// app_focus_window (the desktop app sets it); nil means headless.
+	FocusWindow func(ctx context.Context) error
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -117,6 +120,7 @@ type Instance struct {
 	procs     *process.Manager // dev servers and terminals
 	agents    *agent.Service   // agent sessions and the approval gate
 	bridge    *mcpbridge.Bridge
+	launcher  string        // the managed CLI launcher's path ("" : none; see launcher.go)
 	files     *files.Engine // the workspace file tools' engine
 	lsp       *lsp.Manager  // language servers of get_diagnostics
 
@@ -177,6 +181,7 @@ func New(cfg Config) (*Instance, error) {
 	}})
 	i.fileWatch = i.newFileWatch()
 	i.browser = i.newBrowser()
+	i.launcher = i.installLauncher()
 	i.procs = i.newProcesses()
 	i.lsp = i.newLanguageServers()
 	if i.agents, err = i.newAgents(); err != nil {
@@ -221,11 +226,18 @@ func (i *Instance) newBrowser() *browser.Manager {
 // newProcesses builds the process engine. Every process it starts can reach
 // this runtime: MEITH_SOCKET, MEITH_HOME and MEITH_USER_DATA are in its
 // environment (the socket path is known before Start: it derives from the
-// user data dir).
+// user data dir), and with the managed launcher its folder comes first on
+// PATH (kept there in terminals by a shell init wrapper) with MEITH_CLI_BIN.
 func (i *Instance) newProcesses() *process.Manager {
+	launcherDir := ""
+	if i.launcher != "" {
+		launcherDir = filepath.Dir(i.launcher)
+	}
 	return process.New(process.Options{
-		Env:        i.runtimeEnv(),
-		RecordFile: filepath.Join(i.paths.UserData, ProcessesFile),
+		Env:          i.runtimeEnv(),
+		LauncherDir:  launcherDir,
+		ShellInitDir: filepath.Join(i.paths.UserData, "shell-init"),
+		RecordFile:   filepath.Join(i.paths.UserData, ProcessesFile),
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
 		},
@@ -236,11 +248,15 @@ func (i *Instance) newProcesses() *process.Manager {
 // runtimeEnv is the environment that points a child process (a dev server,
 // a terminal, an agent) back at this runtime.
 func (i *Instance) runtimeEnv() []string {
-	return []string{
+	env := []string{
 		"MEITH_SOCKET=" + discovery.SocketPath(i.paths.UserData),
 		"MEITH_HOME=" + i.paths.Home,
 		"MEITH_USER_DATA=" + i.paths.UserData,
 	}
+	if i.launcher != "" {
+		env = append(env, "MEITH_CLI_BIN="+i.launcher)
+	}
+	return env
 }
 
 // orphanSweepTimeout bounds the start-up sweep of orphans (each stop sends
@@ -337,6 +353,7 @@ func (i *Instance) registerTools() {
 		Label:         i.cfg.Label,
 		State:         i.state,
 		CaptureWindow: i.cfg.CaptureWindow,
+		FocusWindow:   i.cfg.FocusWindow,
 		FileHealth:    i.fileHealth,
 		PersistDebugMode: func(ctx context.Context, enabled bool) error {
 			if err := i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil }); err != nil {

@@ -67,8 +67,23 @@ func mergePath(base, extra string) string {
 	return strings.Join(out, string(os.PathListSeparator))
 }
 
+// firstOnPath returns path with dir first and nowhere else ("" dir: path).
+func firstOnPath(dir, path string) string {
+	if dir == "" {
+		return path
+	}
+	out := []string{dir}
+	for _, p := range filepath.SplitList(path) {
+		if p != "" && p != dir {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, string(os.PathListSeparator))
+}
+
 // processEnv is os.Environ() plus Options.Env plus extra (later entries
-// win), with PATH extended by the login shell's PATH.
+// win), with PATH extended by the login shell's PATH and Options.LauncherDir
+// first on it.
 func (m *Manager) processEnv(extra ...string) []string {
 	all := append(append(os.Environ(), m.opts.Env...), extra...)
 	idx := map[string]int{}
@@ -92,7 +107,7 @@ func (m *Manager) processEnv(extra ...string) []string {
 	if path == "" && loginPATH() == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
-	merged := "PATH=" + mergePath(path, loginPATH())
+	merged := "PATH=" + firstOnPath(m.opts.LauncherDir, mergePath(path, loginPATH()))
 	if i, ok := idx["PATH"]; ok {
 		env[i] = merged
 	} else {

@@ -91,6 +91,16 @@ type Options struct {
 	// changes status or port, or one is added or removed; kind is
 	// "dev-server" or "terminal".
 	OnChange func(kind, id string)
+	// LauncherDir, if set, is the folder of the managed `meith` launcher: it
+	// comes first on the PATH of every process, and a terminal's shell starts
+	// through an init wrapper that puts it first again after the user's
+	// profile ran (see shellinit.go), so a profile resetting PATH cannot
+	// drop it.
+	LauncherDir string
+	// ShellInitDir is where the shells' init wrappers are written (needed
+	// with LauncherDir; "" leaves terminals with the PATH of their
+	// environment only).
+	ShellInitDir string
 }
 
 // Manager runs the managed processes. It is safe for concurrent use.

@@ -120,7 +120,8 @@ func resolveTermCwd(cwd string) string {
 }
 
 // CreateTerminal opens a PTY running the shell as a login shell (bash and
-// zsh get -l), in the cwd (a leading ~ expanded; a missing directory falls
+// zsh get -l; with Options.LauncherDir bash runs through an init wrapper
+// that reads the same files, see shellinit.go), in the cwd (a leading ~ expanded; a missing directory falls
 // back to $HOME), 80×24 by default.
 func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, error) {
 	if err := ctx.Err(); err != nil {
@@ -141,14 +142,11 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 		return Terminal{}, err
 	}
 	cwd := resolveTermCwd(spec.Cwd)
-	var args []string
-	switch filepath.Base(shell) {
-	case "bash", "zsh":
-		args = []string{"-l"}
-	}
+	env := m.processEnv("TERM=xterm-256color", "COLORTERM=truecolor")
+	args, extra := m.shellStart(shell, env)
 	cmd := exec.Command(shell, args...)
 	cmd.Dir = cwd
-	cmd.Env = m.processEnv("TERM=xterm-256color", "COLORTERM=truecolor")
+	cmd.Env = append(env, extra...)
 
 	m.mu.Lock()
 	closed := m.closed

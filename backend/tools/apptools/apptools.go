@@ -1,6 +1,6 @@
 // Package apptools registers the runtime's own diagnostic tools: app_ping,
 // app_health, app_list_instances, app_get_logs, app_set_debug_mode,
-// app_export_bug_report and app_screenshot.
+// app_export_bug_report, app_screenshot and app_focus_window.
 package apptools
 
 import (
@@ -64,6 +64,21 @@ type Deps struct {
 	// CaptureWindow returns a PNG of the main application window for
 	// app_screenshot; nil means there is no window (a headless runtime).
 	CaptureWindow func(ctx context.Context) ([]byte, error)
+	// FocusWindow shows, unminimises and raises the main window for
+	// app_focus_window; nil means there is no window (a headless runtime).
+	FocusWindow func(ctx context.Context) error
+}
+
+// ReasonHeadless is the reason of app_focus_window on a runtime without a
+// window.
+const ReasonHeadless = "headless"
+
+// FocusResult is the result of app_focus_window.
+type FocusResult struct {
+	Focused bool `json:"focused"`
+	// Reason says why the window was not focused: ReasonHeadless, or what
+	// went wrong.
+	Reason string `json:"reason,omitempty"`
 }
 
 // FileHealth is how the writes of one durable file fare, for the storage
@@ -154,7 +169,20 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.exportBugReport)},
 		{Name: "app_screenshot", Description: "Capture a screenshot of the main application window.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.screenshot)},
+		{Name: "app_focus_window", Description: "Show, unminimise and raise the main application window (focused false with reason \"headless\" when the runtime has no window).",
+			Capabilities: protocol.ReadOnly(), Timeout: 10 * time.Second, Handler: registry.Handle(t.focusWindow)},
 	})
+}
+
+// focusWindow is app_focus_window.
+func (t *tools) focusWindow(ctx context.Context, call *registry.Call, _ registry.NoArgs) (FocusResult, error) {
+	if t.d.FocusWindow == nil {
+		return FocusResult{Reason: ReasonHeadless}, nil
+	}
+	if err := t.d.FocusWindow(ctx); err != nil {
+		return FocusResult{Reason: err.Error()}, nil
+	}
+	return FocusResult{Focused: true}, nil
 }
 
 // tools carries the dependencies of the handlers.
