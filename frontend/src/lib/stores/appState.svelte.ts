@@ -1,6 +1,5 @@
 import {
   call,
-  openFolderDialog,
   Topics,
   type AppSettings,
   type AppState,
@@ -257,24 +256,6 @@ export class AppStateStore {
 
   toggleDrawer(): Promise<Space | undefined> {
     return this.setLayout({ drawerOpen: !this.layout.drawerOpen });
-  }
-
-  /**
-   * Opens a folder as a space through the native folder dialog: the space
-   * that already has the folder becomes active, else a new space named
-   * after it is created. Resolves undefined when the user cancels.
-   */
-  async openFolder(): Promise<Space | undefined> {
-    let dir: string;
-    try {
-      dir = await openFolderDialog('Open folder as a space');
-    } catch (err) {
-      toasts.push(errorText(err));
-      return undefined;
-    }
-    if (!dir) return undefined;
-    const name = dir.replace(/\/+$/, '').split('/').pop() || dir;
-    return this.createSpace(name, { cwd: dir });
   }
 
   async closeTab(tabId: string): Promise<boolean> {

@@ -171,18 +171,12 @@ const fake = vi.hoisted(() => {
   };
 });
 
-const dialog = vi.hoisted(() => ({ answer: '' as string | Error }));
-
 vi.mock('../bridge', async (importOriginal) => {
   const real = await importOriginal<typeof import('../bridge')>();
   return {
     ...real,
     call: vi.fn(fake.call),
     subscribe: vi.fn(fake.subscribe),
-    openFolderDialog: vi.fn(async () => {
-      if (dialog.answer instanceof Error) throw dialog.answer;
-      return dialog.answer;
-    }),
   };
 });
 
@@ -462,24 +456,6 @@ describe('AppStateStore layout', () => {
     expect(fake.db.calls.find((c) => c.tool === 'move_tab')?.args).toEqual({ tabId: 'btab_1', pane: 'primary' });
     expect(await store.closeItem(item)).toBe(true);
     expect(store.browserTabs).toEqual([]);
-  });
-
-  it('opens a folder from the native dialog as a space named after it', async () => {
-    store.start();
-    await settle();
-    dialog.answer = '/home/me/shop/';
-    const sp = await store.openFolder();
-    expect(fake.db.calls.find((c) => c.tool === 'create_space')?.args).toEqual({ name: 'shop', cwd: '/home/me/shop/' });
-    expect(store.activeSpace?.id).toBe(sp?.id);
-
-    fake.db.calls = [];
-    dialog.answer = ''; // cancelled
-    expect(await store.openFolder()).toBeUndefined();
-    expect(used()).toEqual([]);
-
-    dialog.answer = new BridgeError('TOOL_FAILED', 'folder dialog: no display');
-    expect(await store.openFolder()).toBeUndefined();
-    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: folder dialog: no display']);
   });
 });
 

@@ -27,15 +27,18 @@ class BrowserStore {
 
 
   /**
-   * Opens a browser tab in the active space, shows it in its pane and, for
-   * a blank page, puts the focus in its address bar (Ctrl+T).
+   * Opens a browser tab in the active space (or in spaceId), shows it in its
+   * pane and, for a blank page, puts the focus in its address bar (Ctrl+T).
+   * A tab opened in another space waits there, unshown.
    */
-  async openTab(url: string = NEW_TAB_URL): Promise<BrowserTab | undefined> {
-    if (ui.view !== 'workspace') ui.view = 'workspace';
+  async openTab(url: string = NEW_TAB_URL, spaceId = ''): Promise<BrowserTab | undefined> {
+    const inActive = !spaceId || spaceId === appState.activeSpaceId;
+    if (inActive && ui.view !== 'workspace') ui.view = 'workspace';
     const args: Record<string, unknown> = { url };
-    if (appState.activeSpaceId) args.spaceId = appState.activeSpaceId;
+    const space = spaceId || appState.activeSpaceId;
+    if (space) args.spaceId = space;
     const tab = await this.act<BrowserTab>('open_browser_tab', args);
-    if (!tab) return undefined;
+    if (!tab || !inActive) return tab;
     if (url === NEW_TAB_URL) this.focusAddressOf = tab.id;
     const item = [...appState.primaryItems, ...appState.secondaryItems].find((i) => i.id === tab.id);
     if (item && appState.shown(item.pane)?.id !== tab.id) await appState.showItem(item);

@@ -35,7 +35,16 @@ export interface PortOffer {
   serverId: string;
   port: number;
   label: string;
+  /** The space of the server's project ('' for a server started by hand: the active space). */
+  spaceId: string;
 }
+
+/**
+ * Takes a dev server's new port before the devServerOpenBrowser setting
+ * acts on it (the header's Run opening its own server's page): true when it
+ * took care of it.
+ */
+export type PortClaim = (server: DevServer & { spaceId?: string; projectId?: string }, port: number) => boolean;
 
 /** Returns the array in content, or content[key] when it is an object holding one. */
 function listOf<T>(content: unknown, key: string): T[] {
@@ -64,6 +73,7 @@ export class ProcessesStore {
   selected = $derived<DevServer | undefined>(this.sorted.find((s) => s.id === this.selectedId) ?? this.sorted[0]);
 
   private treeWatchers = 0;
+  private claims = new Set<PortClaim>();
   private ports: PortMap | null = null;
   private tabTerminals: Map<string, string> | null = null; // terminal id → tab id
   private hints = liveStore(Topics.processChanged, () => this.load(), {
@@ -142,6 +152,12 @@ export class ProcessesStore {
 
   // ---- open on port ----
 
+  /** Lets claim take new ports first (see PortClaim); returns the function that stops it. */
+  claimPorts(claim: PortClaim): () => void {
+    this.claims.add(claim);
+    return () => this.claims.delete(claim);
+  }
+
   private notePorts(servers: DevServer[]): void {
     const fresh = newPorts(this.ports, servers);
     this.ports = portMap(servers);
@@ -153,26 +169,31 @@ export class ProcessesStore {
     if (fresh.length === 0) return;
     const action = portAction(appState.settings?.devServerOpenBrowser);
     for (const { id, port } of fresh) {
-      const s = servers.find((x) => x.id === id);
-      if (action === 'open') void this.openPort(port);
+      const s = servers.find((x) => x.id === id) as (DevServer & { spaceId?: string }) | undefined;
+      if (s && [...this.claims].some((claim) => claim(s, port))) continue;
+      const spaceId = s?.spaceId ?? '';
+      if (action === 'open') void this.openPort(port, spaceId);
       else if (action === 'offer' && !this.offers.some((o) => o.serverId === id)) {
-        this.offers = [...this.offers, { serverId: id, port, label: s ? serverLabel(s) : id }];
+        this.offers = [...this.offers, { serverId: id, port, label: s ? serverLabel(s) : id, spaceId }];
       }
     }
   }
 
   /**
-   * Shows a dev server's page: reloads a browser tab of the active space
-   * already on that port (and shows it), else opens http://localhost:PORT/.
+   * Shows a dev server's page in a space (default: the active one): reloads
+   * a browser tab of that space already on that port (and shows it when the
+   * space is active), else opens http://localhost:PORT/ in that space.
    */
-  async openPort(port: number): Promise<void> {
-    const tab = findTabOnPort(appState.browserTabs, appState.activeSpaceId, port);
+  async openPort(port: number, spaceId = ''): Promise<void> {
+    const space = spaceId || appState.activeSpaceId;
+    const tab = findTabOnPort(appState.state?.browserTabs ?? [], space, port);
     if (!tab) {
-      await browser.openTab(localURL(port));
+      await browser.openTab(localURL(port), space);
       return;
     }
-    if (ui.view !== 'workspace') ui.view = 'workspace';
     await browser.reload(tab.id);
+    if (space !== appState.activeSpaceId) return;
+    if (ui.view !== 'workspace') ui.view = 'workspace';
     const item = [...appState.primaryItems, ...appState.secondaryItems].find((i) => i.id === tab.id);
     if (item && appState.shown(item.pane)?.id !== tab.id) await appState.showItem(item);
   }
@@ -181,7 +202,7 @@ export class ProcessesStore {
   async acceptOffer(serverId: string): Promise<void> {
     const o = this.offers.find((x) => x.serverId === serverId);
     this.dismissOffer(serverId);
-    if (o) await this.openPort(o.port);
+    if (o) await this.openPort(o.port, o.spaceId);
   }
 
   dismissOffer(serverId: string): void {
