@@ -1171,6 +1171,20 @@ export interface FindEntry {
 }
 
 /**
+ * FocusResult is the result of app_focus_window.
+ *
+ * (Go: apptools.FocusResult)
+ */
+export interface FocusResult {
+  focused: boolean;
+  /**
+   * Reason says why the window was not focused: ReasonHeadless, or what
+   * went wrong.
+   */
+  reason?: string;
+}
+
+/**
  * GitPatch is a partial [state.GitSettings]. identityProfiles, when given,
  * replaces the whole list; activeIdentityProfileId takes a profile id, or
  * null for "use the repository's git config".
@@ -2932,6 +2946,7 @@ export type ToolName =
   | 'agent_update_session'
   | 'ai_complete'
   | 'app_export_bug_report'
+  | 'app_focus_window'
   | 'app_get_logs'
   | 'app_get_state'
   | 'app_health'
@@ -3046,6 +3061,8 @@ export interface ToolTypes {
   ai_complete: { input: CompleteInput; output: CompleteOutput };
   /** Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json. */
   app_export_bug_report: { input: BugReportInput; output: BugReportResult };
+  /** Show, unminimise and raise the main application window (focused false with reason "headless" when the runtime has no window). */
+  app_focus_window: { input: NoArgs; output: FocusResult };
   /** Return recent structured app log entries (logs.jsonl), newest last, with filters. */
   app_get_logs: { input: AppLogsInput; output: ApplogEntry[] | null };
   /** Return the persisted app state: spaces, active space, browser and workspace tabs, settings. */
