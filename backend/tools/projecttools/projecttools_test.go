@@ -421,7 +421,7 @@ func TestAutoRunOnOpen(t *testing.T) {
 	// npm is not what we test: the run config makes the dev command plain node.
 	h.ok("project_open", jsonArg(map[string]any{"cwd": dir, "startDevServer": false}), &o)
 	h.ok("project_set_run_config", jsonArg(map[string]any{"projectId": o.Project.ID, "runConfig": map[string]any{
-		"commands": []map[string]any{{"id": "dev", "label": "dev", "command": "node server.mjs", "isDevServer": true}},
+		"commands":         []map[string]any{{"id": "dev", "label": "dev", "command": "node server.mjs", "isDevServer": true}},
 		"defaultCommandId": "dev", "env": map[string]string{"GREETING": "auto"}}}), nil)
 	h.store.Update(func(s *state.State) error { s.ActiveSpaceID = s.Spaces[0].ID; return nil })
 	h.ok("project_open", jsonArg(map[string]any{"cwd": dir}), &o)
