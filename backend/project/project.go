@@ -158,6 +158,22 @@ func (s *Service) Get(id string) (state.Project, error) {
 	return *p, nil
 }
 
+// ProjectAt returns the project whose folder is dir or holds it (the
+// deepest one), by real path.
+func (s *Service) ProjectAt(dir string) (state.Project, bool) {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var best state.Project
+	found := false
+	for _, p := range s.opts.Store.Get().Projects {
+		if (dir == p.Cwd || strings.HasPrefix(dir, strings.TrimSuffix(p.Cwd, "/")+"/")) && len(p.Cwd) > len(best.Cwd) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
 // EffectiveRunConfig is what Run executes for p: its own run configuration,
 // else the detected one (with the default package manager setting).
 func (s *Service) EffectiveRunConfig(p state.Project) detect.RunConfig {

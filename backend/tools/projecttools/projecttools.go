@@ -14,6 +14,7 @@ package projecttools
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/project"
@@ -35,12 +36,12 @@ type Deps struct {
 
 // CwdInput is the input of project_detect and project_setup_detect.
 type CwdInput struct {
-	Cwd string `json:"cwd" jsonschema:"the folder (a leading ~ is the home folder; relative to the caller's working directory)" maxLength:"4096"`
+	Cwd string `json:"cwd,omitempty" jsonschema:"the folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory)" maxLength:"4096"`
 }
 
 // OpenInput is the input of project_open.
 type OpenInput struct {
-	Cwd            string `json:"cwd" jsonschema:"the project folder (a leading ~ is the home folder; relative to the caller's working directory)" maxLength:"4096"`
+	Cwd            string `json:"cwd,omitempty" jsonschema:"the project folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory)" maxLength:"4096"`
 	SpaceID        string `json:"spaceId,omitempty" jsonschema:"open a new project into this existing space (it must hold no project); by default the project gets a space of its own" maxLength:"256"`
 	Kind           string `json:"kind,omitempty" jsonschema:"app or plugin" enum:"app,plugin" default:"app"`
 	StartDevServer *bool  `json:"startDevServer,omitempty" jsonschema:"run the default run command after opening (default: the autoRunOnOpen setting)"`
@@ -49,30 +50,30 @@ type OpenInput struct {
 
 // ProjectInput is the input of the tools that take only a project.
 type ProjectInput struct {
-	ProjectID string `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 }
 
 // StartInput is the input of project_start_dev_server.
 type StartInput struct {
-	ProjectID string `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 	Script    string `json:"script,omitempty" jsonschema:"a package.json script to run through the project's package manager (default: the project's default run command)" maxLength:"200"`
 }
 
 // StopInput is the input of project_stop_dev_server.
 type StopInput struct {
-	ProjectID string `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 	Signal    string `json:"signal,omitempty" jsonschema:"signal sent first, e.g. SIGINT; SIGKILL follows after 5 s (default SIGTERM)" maxLength:"32"`
 }
 
 // RunInput is the input of project_run.
 type RunInput struct {
-	ProjectID string `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 	CommandID string `json:"commandId,omitempty" jsonschema:"the run command's id (runConfig.commands[].id; default: runConfig.defaultCommandId)" maxLength:"64"`
 }
 
 // SetRunConfigInput is the input of project_set_run_config.
 type SetRunConfigInput struct {
-	ProjectID string            `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID string            `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 	RunConfig *detect.RunConfig `json:"runConfig" jsonschema:"{commands:[{id,label,command,isDevServer}], defaultCommandId, env}; null resets to the detected commands. Commands with an empty command are dropped"`
 }
 
@@ -103,7 +104,7 @@ type AllocateInput struct {
 
 // RetryInput is the input of project_retry_dev_server.
 type RetryInput struct {
-	ProjectID    string `json:"projectId" jsonschema:"the project (proj_…, see project_list)" maxLength:"256"`
+	ProjectID    string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 	LogTailLines int    `json:"logTailLines,omitempty" jsonschema:"how many of the last log lines of the previous server to return" minimum:"1" maximum:"500" default:"50"`
 }
 
@@ -215,6 +216,32 @@ func required(field, v string) error {
 	return nil
 }
 
+// cwdArg resolves a folder argument (call.Path); without one, the
+// caller's working directory.
+func cwdArg(call *registry.Call, cwd string) (string, error) {
+	if cwd != "" {
+		return call.Path(cwd), nil
+	}
+	if call != nil && filepath.IsAbs(call.Client.Cwd) {
+		return call.Client.Cwd, nil
+	}
+	return "", registry.InvalidArg("cwd", "cwd is required (the caller has no working directory)")
+}
+
+// projectID is the projectId argument, else the project whose folder holds
+// the caller's working directory.
+func (t *tools) projectID(call *registry.Call, id string) (string, error) {
+	if id != "" {
+		return id, nil
+	}
+	if call != nil && filepath.IsAbs(call.Client.Cwd) {
+		if p, ok := t.p.ProjectAt(call.Client.Cwd); ok {
+			return p.ID, nil
+		}
+	}
+	return "", registry.InvalidArg("projectId", "projectId is required outside a project's folder (project_list lists the projects)")
+}
+
 // mapError maps the service's errors: bad input to VALIDATION_ERROR naming
 // the field, the rest to TOOL_FAILED with the service's message.
 func mapError(err error) error {
@@ -238,26 +265,29 @@ func (t *tools) list(ctx context.Context, call *registry.Call, _ registry.NoArgs
 }
 
 func (t *tools) detect(ctx context.Context, call *registry.Call, in CwdInput) (detect.Detection, error) {
-	if err := required("cwd", in.Cwd); err != nil {
+	cwd, err := cwdArg(call, in.Cwd)
+	if err != nil {
 		return detect.Detection{}, err
 	}
-	d, err := t.p.Detect(call.Path(in.Cwd))
+	d, err := t.p.Detect(cwd)
 	return d, mapError(err)
 }
 
 func (t *tools) setupDetect(ctx context.Context, call *registry.Call, in CwdInput) (detect.SetupDetection, error) {
-	if err := required("cwd", in.Cwd); err != nil {
+	cwd, err := cwdArg(call, in.Cwd)
+	if err != nil {
 		return detect.SetupDetection{}, err
 	}
-	d, err := t.p.SetupDetect(call.Path(in.Cwd))
+	d, err := t.p.SetupDetect(cwd)
 	return d, mapError(err)
 }
 
 func (t *tools) open(ctx context.Context, call *registry.Call, in OpenInput) (project.OpenResult, error) {
-	if err := required("cwd", in.Cwd); err != nil {
+	cwd, err := cwdArg(call, in.Cwd)
+	if err != nil {
 		return project.OpenResult{}, err
 	}
-	res, err := t.p.Open(ctx, project.OpenOptions{Cwd: call.Path(in.Cwd), SpaceID: in.SpaceID, Kind: in.Kind,
+	res, err := t.p.Open(ctx, project.OpenOptions{Cwd: cwd, SpaceID: in.SpaceID, Kind: in.Kind,
 		StartDevServer: in.StartDevServer, DevScript: in.DevScript})
 	if err != nil {
 		return project.OpenResult{}, mapError(err)
@@ -268,15 +298,17 @@ func (t *tools) open(ctx context.Context, call *registry.Call, in OpenInput) (pr
 }
 
 func (t *tools) startDevServer(ctx context.Context, call *registry.Call, in StartInput) (process.DevServer, error) {
-	if err := required("projectId", in.ProjectID); err != nil {
+	id, err := t.projectID(call, in.ProjectID)
+	if err != nil {
 		return process.DevServer{}, err
 	}
-	srv, err := t.p.StartDevServer(ctx, in.ProjectID, in.Script)
+	srv, err := t.p.StartDevServer(ctx, id, in.Script)
 	return srv, mapError(err)
 }
 
 func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopInput) (StopResult, error) {
-	if err := required("projectId", in.ProjectID); err != nil {
+	id, err := t.projectID(call, in.ProjectID)
+	if err != nil {
 		return StopResult{}, err
 	}
 	if in.Signal != "" {
@@ -284,7 +316,7 @@ func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopI
 			return StopResult{}, registry.InvalidArg("signal", "signal is not a known signal name (SIGTERM, SIGINT, SIGKILL, …)")
 		}
 	}
-	stopped, err := t.p.Stop(ctx, in.ProjectID, in.Signal)
+	stopped, err := t.p.Stop(ctx, id, in.Signal)
 	if err != nil {
 		return StopResult{}, mapError(err)
 	}
@@ -292,21 +324,23 @@ func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopI
 }
 
 func (t *tools) run(ctx context.Context, call *registry.Call, in RunInput) (RunResult, error) {
-	if err := required("projectId", in.ProjectID); err != nil {
+	id, err := t.projectID(call, in.ProjectID)
+	if err != nil {
 		return RunResult{}, err
 	}
-	id, srv, err := t.p.Run(ctx, in.ProjectID, in.CommandID)
+	cmdID, srv, err := t.p.Run(ctx, id, in.CommandID)
 	if err != nil {
 		return RunResult{}, mapError(err)
 	}
-	return RunResult{CommandID: id, DevServer: srv}, nil
+	return RunResult{CommandID: cmdID, DevServer: srv}, nil
 }
 
 func (t *tools) setRunConfig(ctx context.Context, call *registry.Call, in SetRunConfigInput) (state.Project, error) {
-	if err := required("projectId", in.ProjectID); err != nil {
+	id, err := t.projectID(call, in.ProjectID)
+	if err != nil {
 		return state.Project{}, err
 	}
-	p, err := t.p.SetRunConfig(in.ProjectID, in.RunConfig)
+	p, err := t.p.SetRunConfig(id, in.RunConfig)
 	if err != nil {
 		return state.Project{}, mapError(err)
 	}
@@ -373,14 +407,15 @@ func (t *tools) allocate(ctx context.Context, call *registry.Call, in AllocateIn
 }
 
 func (t *tools) retry(ctx context.Context, call *registry.Call, in RetryInput) (RetryResult, error) {
-	if err := required("projectId", in.ProjectID); err != nil {
+	id, err := t.projectID(call, in.ProjectID)
+	if err != nil {
 		return RetryResult{}, err
 	}
 	n := in.LogTailLines
 	if n == 0 {
 		n = 50
 	}
-	srv, tail, err := t.p.Retry(ctx, in.ProjectID, n)
+	srv, tail, err := t.p.Retry(ctx, id, n)
 	if err != nil {
 		return RetryResult{}, mapError(err)
 	}

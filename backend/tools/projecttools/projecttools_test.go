@@ -280,10 +280,9 @@ func TestBadInput(t *testing.T) {
 		{"project_detect", jsonArg(map[string]any{"cwd": file}), protocol.CodeToolFailed, "is not a folder"},
 		{"project_setup_detect", jsonArg(map[string]any{"cwd": missing}), protocol.CodeToolFailed, "does not exist"},
 		{"project_open", jsonArg(map[string]any{"cwd": missing}), protocol.CodeToolFailed, "does not exist"},
-		{"project_open", `{"cwd":""}`, protocol.CodeValidation, "cwd is required"},
 		{"project_open", jsonArg(map[string]any{"cwd": h.dir, "kind": "library"}), protocol.CodeValidation, "kind"},
 		{"project_run", `{"projectId":"proj_nope"}`, protocol.CodeToolFailed, "proj_nope not found"},
-		{"project_start_dev_server", `{"projectId":""}`, protocol.CodeValidation, "projectId is required"},
+		{"project_start_dev_server", `{"projectId":""}`, protocol.CodeValidation, "projectId is required outside a project's folder"},
 		{"project_stop_dev_server", `{"projectId":"proj_nope"}`, protocol.CodeToolFailed, "not found"},
 		{"project_retry_dev_server", `{"projectId":"proj_nope","logTailLines":501}`, protocol.CodeValidation, "logTailLines"},
 		{"project_create", `{"template":"mystery-secret-tpl"}`, protocol.CodeValidation, "template is not a template"},
@@ -387,7 +386,7 @@ func TestRetryReturnsLogTail(t *testing.T) {
 	var o project.OpenResult
 	h.ok("project_open", jsonArg(map[string]any{"cwd": h.nodeApp("broken", nil)}), &o)
 	rc := map[string]any{"commands": []map[string]any{
-		{"id": "dev", "label": "dev", "command": "echo line-one; echo boom-before-fail >&2; exit 3", "isDevServer": true},
+		{"id": "dev", "label": "dev", "command": "echo line-one; echo boom-before-fail; exit 3", "isDevServer": true},
 	}, "defaultCommandId": "dev", "env": map[string]string{}}
 	h.ok("project_set_run_config", jsonArg(map[string]any{"projectId": o.Project.ID, "runConfig": rc}), nil)
 	var run projecttools.RunResult
