@@ -34,23 +34,18 @@ type Deps struct {
 	Store *state.Store
 }
 
-// CwdInput is the input of project_detect and project_setup_detect.
-type CwdInput struct {
+// DetectInput is the input of project_detect and project_setup_detect.
+type DetectInput struct {
 	Cwd string `json:"cwd,omitempty" jsonschema:"the folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory)" maxLength:"4096"`
 }
 
-// OpenInput is the input of project_open.
-type OpenInput struct {
+// OpenProjectInput is the input of project_open.
+type OpenProjectInput struct {
 	Cwd            string `json:"cwd,omitempty" jsonschema:"the project folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory)" maxLength:"4096"`
 	SpaceID        string `json:"spaceId,omitempty" jsonschema:"open a new project into this existing space (it must hold no project); by default the project gets a space of its own" maxLength:"256"`
 	Kind           string `json:"kind,omitempty" jsonschema:"app or plugin" enum:"app,plugin" default:"app"`
 	StartDevServer *bool  `json:"startDevServer,omitempty" jsonschema:"run the default run command after opening (default: the autoRunOnOpen setting)"`
 	DevScript      string `json:"devScript,omitempty" jsonschema:"a package.json script to run instead of the default command (with startDevServer)" maxLength:"200"`
-}
-
-// ProjectInput is the input of the tools that take only a project.
-type ProjectInput struct {
-	ProjectID string `json:"projectId,omitempty" jsonschema:"the project (proj_…, see project_list; default: the project of the caller's working directory)" maxLength:"256"`
 }
 
 // StartInput is the input of project_start_dev_server.
@@ -77,8 +72,8 @@ type SetRunConfigInput struct {
 	RunConfig *detect.RunConfig `json:"runConfig" jsonschema:"{commands:[{id,label,command,isDevServer}], defaultCommandId, env}; null resets to the detected commands. Commands with an empty command are dropped"`
 }
 
-// CreateInput is the input of project_create.
-type CreateInput struct {
+// CreateProjectInput is the input of project_create.
+type CreateProjectInput struct {
 	Template       string `json:"template" jsonschema:"the template (see project_list_templates): app-basic or plugin-basic" maxLength:"64"`
 	Name           string `json:"name,omitempty" jsonschema:"the project's name; its folder is a slug of it that never collides (default meith-app)" maxLength:"256"`
 	Open           *bool  `json:"open,omitempty" jsonschema:"open it into a new space" default:"true"`
@@ -108,8 +103,8 @@ type RetryInput struct {
 	LogTailLines int    `json:"logTailLines,omitempty" jsonschema:"how many of the last log lines of the previous server to return" minimum:"1" maximum:"500" default:"50"`
 }
 
-// ListResult is the result of project_list.
-type ListResult struct {
+// ProjectsResult is the result of project_list.
+type ProjectsResult struct {
 	Projects []state.Project `json:"projects"`
 }
 
@@ -119,8 +114,8 @@ type RunResult struct {
 	DevServer process.DevServer `json:"devServer"`
 }
 
-// StopResult is the result of project_stop_dev_server.
-type StopResult struct {
+// StopServersResult is the result of project_stop_dev_server.
+type StopServersResult struct {
 	Stopped []string `json:"stopped"`
 }
 
@@ -260,11 +255,11 @@ func mapError(err error) error {
 	})
 }
 
-func (t *tools) list(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ListResult, error) {
-	return ListResult{Projects: t.p.List()}, nil
+func (t *tools) list(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ProjectsResult, error) {
+	return ProjectsResult{Projects: t.p.List()}, nil
 }
 
-func (t *tools) detect(ctx context.Context, call *registry.Call, in CwdInput) (detect.Detection, error) {
+func (t *tools) detect(ctx context.Context, call *registry.Call, in DetectInput) (detect.Detection, error) {
 	cwd, err := cwdArg(call, in.Cwd)
 	if err != nil {
 		return detect.Detection{}, err
@@ -273,7 +268,7 @@ func (t *tools) detect(ctx context.Context, call *registry.Call, in CwdInput) (d
 	return d, mapError(err)
 }
 
-func (t *tools) setupDetect(ctx context.Context, call *registry.Call, in CwdInput) (detect.SetupDetection, error) {
+func (t *tools) setupDetect(ctx context.Context, call *registry.Call, in DetectInput) (detect.SetupDetection, error) {
 	cwd, err := cwdArg(call, in.Cwd)
 	if err != nil {
 		return detect.SetupDetection{}, err
@@ -282,7 +277,7 @@ func (t *tools) setupDetect(ctx context.Context, call *registry.Call, in CwdInpu
 	return d, mapError(err)
 }
 
-func (t *tools) open(ctx context.Context, call *registry.Call, in OpenInput) (project.OpenResult, error) {
+func (t *tools) open(ctx context.Context, call *registry.Call, in OpenProjectInput) (project.OpenResult, error) {
 	cwd, err := cwdArg(call, in.Cwd)
 	if err != nil {
 		return project.OpenResult{}, err
@@ -306,21 +301,21 @@ func (t *tools) startDevServer(ctx context.Context, call *registry.Call, in Star
 	return srv, mapError(err)
 }
 
-func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopInput) (StopResult, error) {
+func (t *tools) stopDevServer(ctx context.Context, call *registry.Call, in StopInput) (StopServersResult, error) {
 	id, err := t.projectID(call, in.ProjectID)
 	if err != nil {
-		return StopResult{}, err
+		return StopServersResult{}, err
 	}
 	if in.Signal != "" {
 		if _, err := process.ParseSignal(in.Signal, 0); err != nil {
-			return StopResult{}, registry.InvalidArg("signal", "signal is not a known signal name (SIGTERM, SIGINT, SIGKILL, …)")
+			return StopServersResult{}, registry.InvalidArg("signal", "signal is not a known signal name (SIGTERM, SIGINT, SIGKILL, …)")
 		}
 	}
 	stopped, err := t.p.Stop(ctx, id, in.Signal)
 	if err != nil {
-		return StopResult{}, mapError(err)
+		return StopServersResult{}, mapError(err)
 	}
-	return StopResult{Stopped: stopped}, nil
+	return StopServersResult{Stopped: stopped}, nil
 }
 
 func (t *tools) run(ctx context.Context, call *registry.Call, in RunInput) (RunResult, error) {
@@ -352,7 +347,7 @@ func (t *tools) templates(ctx context.Context, call *registry.Call, _ registry.N
 	return TemplatesResult{Templates: t.p.Templates()}, nil
 }
 
-func (t *tools) create(ctx context.Context, call *registry.Call, in CreateInput) (project.CreateResult, error) {
+func (t *tools) create(ctx context.Context, call *registry.Call, in CreateProjectInput) (project.CreateResult, error) {
 	if err := required("template", in.Template); err != nil {
 		return project.CreateResult{}, err
 	}

@@ -213,7 +213,7 @@ func TestOpenTwiceSameSpace(t *testing.T) {
 	if st.ActiveSpaceID != first.Space.ID || len(st.Projects) != 1 || len(st.Spaces) != 2 {
 		t.Errorf("state: active %s, %d projects, %d spaces; want %s, 1, 2", st.ActiveSpaceID, len(st.Projects), len(st.Spaces), first.Space.ID)
 	}
-	var list projecttools.ListResult
+	var list projecttools.ProjectsResult
 	h.ok("project_list", `{}`, &list)
 	if len(list.Projects) != 1 || list.Projects[0].ID != first.Project.ID || list.Projects[0].Missing {
 		t.Errorf("project_list = %+v", list)
@@ -334,7 +334,7 @@ func TestRunServesHTTP(t *testing.T) {
 	if d, _ := json.Marshal(res.Error.Details); !strings.Contains(string(d), `"path":"commandId"`) {
 		t.Errorf("details %s, want the issue on commandId", d)
 	}
-	var stop projecttools.StopResult
+	var stop projecttools.StopServersResult
 	h.ok("project_stop_dev_server", jsonArg(map[string]any{"projectId": o.Project.ID}), &stop)
 	if !slices.Equal(stop.Stopped, []string{run.DevServer.ID}) {
 		t.Errorf("stopped %v, want [%s]", stop.Stopped, run.DevServer.ID)
