@@ -95,11 +95,13 @@ var commandTable = []Command{
 	{Name: "projects", Tool: "project_list", Summary: "List known projects", Group: groupProjects},
 	{Name: "detect-project", Tool: "project_detect", Slots: []string{"cwd"}, Summary: "Detect the project in a directory", Group: groupProjects},
 	{Name: "open-project", Tool: "project_open", Slots: []string{"cwd"}, Summary: "Open a project folder in its own space", Group: groupProjects},
+	{Name: "setup-detect", Tool: "project_setup_detect", Slots: []string{"cwd"}, Summary: "Detect a project and what setting it up needs (env files, workspaces, notes)", Group: groupProjects},
 	// Projects: run.
 	{Name: "start-project", Tool: "project_start_dev_server", Slots: []string{"projectId"}, Summary: "Start a project's dev server", Group: groupProjects},
 	{Name: "stop-project", Tool: "project_stop_dev_server", Slots: []string{"projectId"}, Summary: "Stop a project's dev servers", Group: groupProjects},
 	{Name: "run-project", Tool: "project_run", Slots: []string{"projectId"}, Summary: "Run a project's run command", Group: groupProjects},
 	{Name: "set-run-config", Tool: "project_set_run_config", Slots: []string{"projectId"}, Summary: "Replace a project's run config (--runConfig-json)", Group: groupProjects},
+	{Name: "retry-project", Tool: "project_retry_dev_server", Slots: []string{"projectId"}, Summary: "Restart a project's failed dev server and show its last log lines", Group: groupProjects},
 	// Projects: generate.
 	{Name: "templates", Tool: "project_list_templates", Summary: "List project templates", Group: groupProjects},
 	{Name: "create-project", Tool: "project_create", Slots: []string{"template"}, Summary: "Create a project from a template", Group: groupProjects},

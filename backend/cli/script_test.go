@@ -130,7 +130,8 @@ func waitGone(pid int, limit time.Duration) bool {
 // whose CLI sessions hold these capabilities too (meith serve --grant-cli
 // …), as a person who lets the CLI change files would run it.
 var grantedScripts = map[string][]protocol.Capability{
-	"files": {protocol.CapWritesFiles, protocol.CapDestructive},
+	"files":    {protocol.CapWritesFiles, protocol.CapDestructive},
+	"projects": {protocol.CapWritesFiles, protocol.CapStartsProcess, protocol.CapAccessesNetwork},
 }
 
 // TestScripts runs testdata/script/*.txtar against one real in-process
@@ -145,6 +146,11 @@ var grantedScripts = map[string][]protocol.Capability{
 // The agent is the scripted ACP agent of backend/agent/testdata (built
 // here), configured as the custom preset.
 func TestScripts(t *testing.T) {
+	// The runtime runs in this process: project_create writes under this
+	// folder ($PROJECTS in the scripts).
+	projects := t.TempDir()
+	os.Setenv("MEITH_PROJECTS_DIR", projects)
+	t.Cleanup(func() { os.Unsetenv("MEITH_PROJECTS_DIR") }) // after the parallel scripts
 	inst := instancetest.New(t, instancetest.WithLabel("scripts"), instancetest.WithGrantCLI(protocol.CapStartsProcess))
 	granted := map[string]*instancetest.Instance{}
 	for name, caps := range grantedScripts {
@@ -175,6 +181,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("MEITH_SOCKET", target.SocketPath)
 			env.Setenv("INSTANCE_PID", strconv.Itoa(os.Getpid()))
+			env.Setenv("PROJECTS", projects)
 			return nil
 		},
 	})

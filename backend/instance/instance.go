@@ -33,6 +33,7 @@ import (
 	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
+	"github.com/meith-dev/meith/backend/project"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
@@ -120,9 +121,10 @@ type Instance struct {
 	procs     *process.Manager // dev servers and terminals
 	agents    *agent.Service   // agent sessions and the approval gate
 	bridge    *mcpbridge.Bridge
-	launcher  string        // the managed CLI launcher's path ("" : none; see launcher.go)
-	files     *files.Engine // the workspace file tools' engine
-	lsp       *lsp.Manager  // language servers of get_diagnostics
+	launcher  string           // the managed CLI launcher's path ("" : none; see launcher.go)
+	files     *files.Engine    // the workspace file tools' engine
+	lsp       *lsp.Manager     // language servers of get_diagnostics
+	projects  *project.Service // projects: one space each, their runs
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -191,6 +193,7 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.files = i.newFiles()
+	i.projects = i.newProjects()
 	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch})
 	i.unfollow = i.followEditorRoots()
 	i.registerTools()
@@ -362,7 +365,7 @@ func (i *Instance) registerTools() {
 			return i.state.Sync(ctx)
 		},
 	})
-	spacetools.Register(i.reg, spacetools.Deps{Store: i.state, OnSpaceClosed: i.closeSpaceTabs, OnTerminalsReleased: i.closeTerminals})
+	spacetools.Register(i.reg, spacetools.Deps{Store: i.state, OnSpaceClosed: i.onSpaceClosed, OnTerminalsReleased: i.closeTerminals})
 	browsertools.Register(i.reg, browsertools.Deps{Store: i.state, Browser: i.browser,
 		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
@@ -372,6 +375,7 @@ func (i *Instance) registerTools() {
 	}})
 	i.registerAgentTools()
 	i.registerFileTools()
+	i.registerProjectTools()
 }
 
 // checks adds the instance's own health lines to app_health.
@@ -658,6 +662,7 @@ func (i *Instance) Close(ctx context.Context) error {
 	_ = i.lsp.Close()
 	i.unfollow()
 	_ = i.fileWatch.Close()
+	_ = i.projects.Close()
 	// Terminals always end with the runtime; dev servers as the user chose.
 	// Servers left running stay recorded for the next start's sweep.
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {

@@ -39,6 +39,11 @@ type DevServer struct {
 	Signal    *string  `json:"signal"`
 	StartedAt int64    `json:"startedAt"` // Unix milliseconds
 	EndedAt   *int64   `json:"endedAt,omitempty"`
+	// ProjectID is the project the server runs for ("" for none).
+	ProjectID string `json:"projectId,omitempty"`
+	// SpaceID is the space the server belongs to ("" for none), so a port
+	// offer opens in that space.
+	SpaceID string `json:"spaceId,omitempty"`
 }
 
 // DevSpec says what dev server to start. Without Args the command runs
@@ -49,6 +54,13 @@ type DevSpec struct {
 	Command string
 	Args    []string
 	Name    string
+	// ProjectID and SpaceID link the server to a project and its space
+	// (copied to [DevServer]).
+	ProjectID string
+	SpaceID   string
+	// Env is added to the server's environment ("KEY=value"; later entries
+	// win over the runtime's).
+	Env []string
 }
 
 // devProc is one dev server and its goroutines: two readers (stdout,
@@ -113,6 +125,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	}
 	spec.Cwd = cwd
 	spec.Args = append([]string{}, spec.Args...)
+	spec.Env = append([]string{}, spec.Env...)
 
 	id := protocol.NewID("dev")
 	var cmd *exec.Cmd
@@ -123,7 +136,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	}
 	cmd.Dir = cwd
 	// Every descendant that keeps its environment carries the server's id.
-	cmd.Env = m.processEnv(ProcessIDEnv + "=" + id)
+	cmd.Env = m.processEnv(slices.Concat(spec.Env, []string{ProcessIDEnv + "=" + id})...)
 	// Its own session, so its own group (stopped as a whole) and a session
 	// its `set -m` jobs stay in; no Pdeathsig: it outlives a crashed
 	// runtime, and the next start finds it in the records.
@@ -137,7 +150,7 @@ func (m *Manager) StartDevServer(ctx context.Context, spec DevSpec) (DevServer, 
 	}
 	d.state = DevServer{
 		ID: d.id, Name: spec.Name, Cwd: cwd, Command: spec.Command, Args: spec.Args,
-		Status: StatusStarting, StartedAt: time.Now().UnixMilli(),
+		Status: StatusStarting, StartedAt: time.Now().UnixMilli(), ProjectID: spec.ProjectID, SpaceID: spec.SpaceID,
 	}
 	m.mu.Lock()
 	if m.closed {

@@ -356,6 +356,22 @@ func TestDevServerOutputAndExit(t *testing.T) {
 	}
 }
 
+// TestDevSpecEnvAndLinks: the spec's Env reaches the server (winning over
+// Options.Env) and its project and space are on the record.
+func TestDevSpecEnvAndLinks(t *testing.T) {
+	m := newManager(t, Options{Env: []string{"MEITH_TEST_VAR=from-options"}})
+	d := startDev(t, m, DevSpec{Command: `echo "$MEITH_TEST_VAR $PROJECT_ONLY"`,
+		Env: []string{"MEITH_TEST_VAR=from-spec", "PROJECT_ONLY=yes"}, ProjectID: "proj_1", SpaceID: "space_1"})
+	d = waitEnded(t, m, d.ID)
+	entries, _, _ := m.Logs(d.ID, 0, 0)
+	if got := texts(entries); len(got) == 0 || got[0] != "from-spec yes" {
+		t.Errorf("logs %q, want the spec's env first", got)
+	}
+	if d.ProjectID != "proj_1" || d.SpaceID != "space_1" {
+		t.Errorf("links %q %q, want proj_1 space_1", d.ProjectID, d.SpaceID)
+	}
+}
+
 func TestUnknownProcess(t *testing.T) {
 	m := newManager(t, Options{})
 	_, _, err := m.Logs("dev_000000000000", 0, 0)

@@ -153,7 +153,7 @@ func TestMigrateV1ToV2AddsLayout(t *testing.T) {
 	l := st.Spaces[0].Layout
 	got := fmt.Sprintf("v%d split=%v ratio=%v focus=%s shown=%s drawer=%v/%d pane=%s", st.Version, l.Split, l.SplitRatio, l.FocusedPane,
 		l.PrimaryTabID, l.DrawerOpen, l.DrawerHeight, st.WorkspaceTabs[0].Pane)
-	if want := "v2 split=false ratio=0.5 focus=primary shown=wtab_1 drawer=false/260 pane=primary"; got != want {
+	if want := fmt.Sprintf("v%d split=false ratio=0.5 focus=primary shown=wtab_1 drawer=false/260 pane=primary", CurrentVersion); got != want {
 		t.Errorf("migrated = %s, want %s", got, want)
 	}
 	if err := s.Flush(); err != nil {

@@ -116,6 +116,11 @@ func (s *State) eachBounded(fn func(f lengthField)) {
 			fn(lengthField{"workspace tab " + t.ID + " terminalId", "terminal ids", t.TerminalID, MaxIDLength, true})
 		}
 	}
+	for i := range s.Projects {
+		p := &s.Projects[i]
+		fn(lengthField{"project " + p.ID + " name", "project names", &p.Name, MaxNameLength, false})
+		fn(lengthField{"project " + p.ID + " cwd", "project folders", &p.Cwd, MaxPathLength, true})
+	}
 	for i := range s.Settings.Git.IdentityProfiles {
 		p := &s.Settings.Git.IdentityProfiles[i]
 		for _, f := range []struct {

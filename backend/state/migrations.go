@@ -15,6 +15,7 @@ type migration func(doc map[string]any, now int64) error
 var migrations = []migration{
 	0: migrateV0toV1,
 	1: migrateV1toV2,
+	2: migrateV2toV3,
 }
 
 // migrate brings doc from its version to CurrentVersion. A document without
@@ -114,6 +115,15 @@ func migrateV1toV2(doc map[string]any, now int64) error {
 				m["pane"] = PanePrimary
 			}
 		}
+	}
+	return nil
+}
+
+// migrateV2toV3 adds the project records: an empty list (spaces keep a
+// null projectId).
+func migrateV2toV3(doc map[string]any, now int64) error {
+	if doc["projects"] == nil {
+		doc["projects"] = []any{}
 	}
 	return nil
 }

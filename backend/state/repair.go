@@ -92,8 +92,8 @@ func parseVersion(raw json.RawMessage, rep *repairLog) (v int, plain bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, true
 	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
+	var n json.Number // (json.Number also takes a quoted number: not plain)
+	if err := json.Unmarshal(raw, &n); err == nil && raw[0] != '"' {
 		if i, err := strconv.ParseInt(string(n), 10, 32); err == nil && i >= 0 {
 			return int(i), true
 		}
@@ -112,7 +112,7 @@ func parseVersion(raw json.RawMessage, rep *repairLog) (v int, plain bool) {
 // sanitizeDoc makes the generic document safe for the migrations: the
 // lists are lists of objects and the settings an object.
 func sanitizeDoc(doc map[string]any, rep *repairLog) {
-	for _, key := range []string{"spaces", "browserTabs", "workspaceTabs"} {
+	for _, key := range []string{"spaces", "browserTabs", "workspaceTabs", "projects"} {
 		v, ok := doc[key]
 		if !ok || v == nil {
 			continue
@@ -149,7 +149,8 @@ const UntitledSpaceName = "Untitled"
 // are given and repeated ones renamed (the later copy), missing names
 // filled, references to what does not exist dropped (the active space
 // falls back to the first one, tabs of a missing space go), unknown tab
-// kinds dropped, one active workspace tab per space kept, unknown settings
+// kinds dropped, one active workspace tab per space kept, projects repaired
+// (see repairProjects), unknown settings
 // reset to their defaults, and over-long fields cut (paths cleared). Each
 // kind of repair is noted once, with a count.
 func (s *State) repair(now int64, rep *repairLog) {
@@ -244,6 +245,7 @@ func (s *State) repair(now int64, rep *repairLog) {
 	}
 	s.WorkspaceTabs = wtabs
 
+	s.repairProjects(claim, rep)
 	s.Settings.repair(rep)
 	s.repairLengths(rep)
 }

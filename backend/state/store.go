@@ -115,7 +115,7 @@ func (s *Store) SyncDiagnostics(ctx context.Context) []protocol.Diagnostic {
 
 // Change tells subscribers what changed; they re-read the store. Kind is
 // one of "spaces" (spaces or the active space), "tabs" (browser or workspace
-// tabs) or "settings".
+// tabs), "projects" or "settings".
 type Change struct {
 	Kind string `json:"kind"`
 	// IDs are the spaces or tabs added, removed or modified (none for
@@ -128,6 +128,7 @@ const (
 	ChangeSpaces   = "spaces"
 	ChangeTabs     = "tabs"
 	ChangeSettings = "settings"
+	ChangeProjects = "projects"
 )
 
 // Options configure [Open].
@@ -400,6 +401,7 @@ func (s *Store) Update(fn func(*State) error) error {
 	for i := range next.BrowserTabs {
 		next.BrowserTabs[i].ClampPageFields()
 	}
+	next.NormalizeProjects()
 	next.NormalizeLayouts()
 	if err := next.Validate(); err != nil {
 		s.mu.Unlock()
@@ -583,6 +585,9 @@ func diff(a, b *State) []Change {
 	tabIDs = appendUnique(tabIDs, diffByID(a.WorkspaceTabs, b.WorkspaceTabs, func(t WorkspaceTab) string { return t.ID })...)
 	if len(tabIDs) > 0 {
 		out = append(out, Change{Kind: ChangeTabs, IDs: tabIDs})
+	}
+	if projectIDs := diffByID(a.Projects, b.Projects, func(p Project) string { return p.ID }); len(projectIDs) > 0 {
+		out = append(out, Change{Kind: ChangeProjects, IDs: projectIDs})
 	}
 	if !reflect.DeepEqual(a.Settings, b.Settings) {
 		out = append(out, Change{Kind: ChangeSettings})

@@ -1,5 +1,5 @@
 // Package state is the persistent app state of meith: spaces, the active
-// space, browser tabs, workspace tabs and the app settings, kept in
+// space, browser tabs, workspace tabs, projects and the app settings, kept in
 // <userData>/state.json.
 //
 // A [Store] loads the file (migrating older versions forward, repairing
@@ -21,7 +21,7 @@ import (
 
 // CurrentVersion is the version of the state.json layout this build writes.
 // Each bump adds one step to the migration chain (see migrations.go).
-const CurrentVersion = 2
+const CurrentVersion = 3
 
 // Id prefixes of the state's objects (ids are "<prefix>_<12 hex>").
 const (
@@ -62,7 +62,10 @@ type State struct {
 	ActiveSpaceID string         `json:"activeSpaceId"`
 	BrowserTabs   []BrowserTab   `json:"browserTabs"`
 	WorkspaceTabs []WorkspaceTab `json:"workspaceTabs"`
-	Settings      AppSettings    `json:"settings"`
+	// Projects are the folders opened as projects, one per space (version
+	// 3; see projects.go).
+	Projects []Project   `json:"projects"`
+	Settings AppSettings `json:"settings"`
 }
 
 // Space is one workspace of the rail: a name, a color, and optionally the
@@ -73,8 +76,8 @@ type Space struct {
 	Color string `json:"color"`
 	// Cwd is the absolute project folder of the space, "" for none.
 	Cwd string `json:"cwd,omitempty"`
-	// ProjectID is the project bound to the space (projects are a later
-	// issue; always null for now).
+	// ProjectID is the project bound to the space, nil for none. It follows
+	// [State.Projects] ([State.NormalizeProjects] sets it).
 	ProjectID *string `json:"projectId"`
 	// Layout is how the space's workspace is arranged in the window.
 	Layout    Layout `json:"layout"`
@@ -287,6 +290,7 @@ func Default(now int64) State {
 		ActiveSpaceID: sp.ID,
 		BrowserTabs:   []BrowserTab{},
 		WorkspaceTabs: []WorkspaceTab{},
+		Projects:      []Project{},
 		Settings:      DefaultSettings(),
 	}
 }
@@ -334,6 +338,10 @@ func (s State) Clone() State {
 	for i, t := range s.WorkspaceTabs {
 		c.WorkspaceTabs[i] = t.Clone()
 	}
+	c.Projects = make([]Project, len(s.Projects))
+	for i, p := range s.Projects {
+		c.Projects[i] = p.Clone()
+	}
 	c.Settings = s.Settings.Clone()
 	return c
 }
@@ -370,7 +378,9 @@ func clonePtr[T any](p *T) *T {
 // one space; unique, non-empty ids across spaces and tabs; non-empty space
 // names; an active space that exists; every tab in an existing space; valid
 // workspace tab kinds; at most one active workspace tab per space; layouts
-// as [State.NormalizeLayouts] leaves them; names, titles and paths within
+// as [State.NormalizeLayouts] leaves them; the project invariants (one
+// project per folder and per space, its space existing and naming it, see
+// validateProjects); names, titles and paths within
 // their bounds (see limits.go); a known default package manager and
 // devServerOpenBrowser mode.
 func (s *State) Validate() error {
@@ -429,6 +439,9 @@ func (s *State) Validate() error {
 			}
 			active[t.SpaceID] = t.ID
 		}
+	}
+	if err := s.validateProjects(seen); err != nil {
+		return err
 	}
 	if err := s.validateLayouts(); err != nil {
 		return err

@@ -18,6 +18,7 @@ const fake = vi.hoisted(() => {
     activeSpaceId: 'space_default',
     browserTabs: [],
     workspaceTabs: [],
+    projects: [],
     settings: {
       autoRunOnOpen: false,
       confirmOnClose: true,

@@ -70,6 +70,18 @@ export interface AgentUpdateInput {
 }
 
 /**
+ * AllocateInput is the input of project_allocate.
+ *
+ * (Go: projecttools.AllocateInput)
+ */
+export interface AllocateInput {
+  /** the project's name (default meith-app) */
+  name?: string;
+  /** run its dev server once opened */
+  startDevServer?: boolean;
+}
+
+/**
  * LogsInput is the input of app_get_logs.
  *
  * (Go: apptools.LogsInput)
@@ -739,6 +751,48 @@ export interface ConsoleEntry {
 }
 
 /**
+ * CreatePluginInput is the input of project_create_plugin.
+ *
+ * (Go: projecttools.CreatePluginInput)
+ */
+export interface CreatePluginInput {
+  /** the plugin's name (default meith-app) */
+  name?: string;
+  /** open it into a new space */
+  open?: boolean;
+}
+
+/**
+ * CreateProjectInput is the input of project_create.
+ *
+ * (Go: projecttools.CreateProjectInput)
+ */
+export interface CreateProjectInput {
+  /** the template (see project_list_templates): app-basic or plugin-basic */
+  template: string;
+  /** the project's name; its folder is a slug of it that never collides (default meith-app) */
+  name?: string;
+  /** open it into a new space */
+  open?: boolean;
+  /** run its dev server once opened (default: the autoRunOnOpen setting) */
+  startDevServer?: boolean;
+}
+
+/**
+ * CreateResult is what [Service.Create] and [Service.Allocate] made.
+ *
+ * (Go: project.CreateResult)
+ */
+export interface CreateResult {
+  cwd: string;
+  /** FromBuffer is set by Allocate when a prewarmed project was used. */
+  fromBuffer: boolean;
+  project: Project | null;
+  space: Space | null;
+  devServer: DevServer | null;
+}
+
+/**
  * CreateTerminalInput is the input of create_terminal.
  *
  * (Go: processtools.CreateTerminalInput)
@@ -843,6 +897,76 @@ export interface DeleteResult {
 }
 
 /**
+ * DetectInput is the input of project_detect and project_setup_detect.
+ *
+ * (Go: projecttools.DetectInput)
+ */
+export interface DetectInput {
+  /** the folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory) */
+  cwd?: string;
+}
+
+/**
+ * Detection is what a folder looks like: its name, the stacks found in it,
+ * the primary framework, and the commands that could run it, best first.
+ * Every slice is non-nil, so JSON has [] rather than null.
+ *
+ * (Go: detect.Detection)
+ */
+export interface Detection {
+  /**
+   * Name is package.json's name, the Go module's last element, the Cargo
+   * package name or pyproject's name (the primary stack's first), else the
+   * folder's name.
+   */
+  name: string;
+  /**
+   * Stacks lists each stack found: "node", "go", "python", "rust", "ruby",
+   * "make", "just", "procfile", "compose", in that order.
+   */
+  stacks: string[] | null;
+  /**
+   * Framework is the primary framework: "nextjs", "vite", "react", "vue",
+   * "svelte", "sveltekit", "astro", "remix", "nuxt", "angular", "express",
+   * "node", "go", "django", "flask", "fastapi", "python", "rust", "rails",
+   * "ruby", "make", "compose" or "unknown".
+   */
+  framework: string;
+  /** Label names the project's kind for people: "Vite + pnpm", "Go", "Django". */
+  label: string;
+  /**
+   * PackageManager is "pnpm", "yarn", "npm" or "bun" for a Node project,
+   * from its lockfile; "npm" with Lockfile false when there is none (the
+   * defaultPM of DefaultRunConfig then decides); "" when not Node.
+   */
+  packageManager: string;
+  /** Lockfile says whether a Node lockfile was found. */
+  lockfile: boolean;
+  /**
+   * HasPackageJSON says whether a regular package.json is in the folder
+   * (also when it was too large or not valid JSON).
+   */
+  hasPackageJson: boolean;
+  /**
+   * Scripts are package.json's scripts in file order (at most 200, each
+   * command cut at 1,000 characters).
+   */
+  scripts: Script[] | null;
+  /** Commands are the detected run commands, best first. */
+  commands: RunCommand[] | null;
+  /**
+   * LikelyPort is a port named in the dev command (--port N, -p N,
+   * PORT=N), else the framework's default, else nil.
+   */
+  likelyPort: number | null;
+  /**
+   * Workspaces are the Node workspaces (pnpm-workspace.yaml, package.json
+   * "workspaces"), globs expanded one level.
+   */
+  workspaces: Workspace[] | null;
+}
+
+/**
  * DevServer is a managed dev server.
  *
  * (Go: process.DevServer)
@@ -862,6 +986,13 @@ export interface DevServer {
   /** Unix milliseconds */
   startedAt: number;
   endedAt?: number;
+  /** ProjectID is the project the server runs for ("" for none). */
+  projectId?: string;
+  /**
+   * SpaceID is the space the server belongs to ("" for none), so a port
+   * offer opens in that space.
+   */
+  spaceId?: string;
 }
 
 /**
@@ -1662,6 +1793,39 @@ export interface OpenInput {
 }
 
 /**
+ * OpenProjectInput is the input of project_open.
+ *
+ * (Go: projecttools.OpenProjectInput)
+ */
+export interface OpenProjectInput {
+  /** the project folder (a leading ~ is the home folder; relative to the caller's working directory; default: the caller's working directory) */
+  cwd?: string;
+  /** open a new project into this existing space (it must hold no project); by default the project gets a space of its own */
+  spaceId?: string;
+  /** app or plugin */
+  kind?: 'app' | 'plugin';
+  /** run the default run command after opening (default: the autoRunOnOpen setting) */
+  startDevServer?: boolean;
+  /** a package.json script to run instead of the default command (with startDevServer) */
+  devScript?: string;
+}
+
+/**
+ * OpenResult is what [Service.Open] did.
+ *
+ * (Go: project.OpenResult)
+ */
+export interface OpenResult {
+  project: Project;
+  space: Space;
+  workspaceTab: WorkspaceTab;
+  /** Created is true when the project record is new. */
+  created: boolean;
+  /** DevServer is the server started, nil when none was. */
+  devServer: DevServer | null;
+}
+
+/**
  * OpenTabInput is the input of open_workspace_tab.
  *
  * (Go: spacetools.OpenTabInput)
@@ -1870,6 +2034,36 @@ export interface Preset {
 }
 
 /**
+ * PrewarmInput is the input of project_prewarm.
+ *
+ * (Go: projecttools.PrewarmInput)
+ */
+export interface PrewarmInput {
+  /** how many ready projects to keep */
+  count?: number;
+}
+
+/**
+ * PrewarmResult is the result of project_prewarm.
+ *
+ * (Go: projecttools.PrewarmResult)
+ */
+export interface PrewarmResult {
+  ready: number;
+}
+
+/**
+ * PrewarmStatusResult is the result of project_prewarm_status.
+ *
+ * (Go: projecttools.PrewarmStatusResult)
+ */
+export interface PrewarmStatusResult {
+  ready: number;
+  target: number;
+  root: string;
+}
+
+/**
  * ProbeInput is the input of agent_probe.
  *
  * (Go: agenttools.ProbeInput)
@@ -1968,6 +2162,48 @@ export interface ProcessNode {
 export interface ProcessWriteResult {
   terminalId: string;
   written: number;
+}
+
+/**
+ * Project is a folder opened as a project: its detection, its run
+ * configuration and the space it lives in (spaces and projects are 1:1).
+ *
+ * (Go: state.Project)
+ */
+export interface Project {
+  id: string;
+  name: string;
+  /** Cwd is the project folder, a real path (symlinks resolved). */
+  cwd: string;
+  /** Kind is app or plugin. */
+  kind: string;
+  /** Detection is what the folder held when it was last detected. */
+  detection: Detection;
+  /**
+   * RunConfig is the user's run configuration; nil uses the one
+   * detected (detect.DefaultRunConfig).
+   */
+  runConfig: RunConfig | null;
+  /** SpaceID is the project's space. */
+  spaceId: string;
+  /** Unix milliseconds */
+  openedAt: number;
+  /** UpdatedAt is the last change of the record (Unix milliseconds). */
+  updatedAt: number;
+  /**
+   * Missing is set when listing a project whose folder no longer exists
+   * (never stored).
+   */
+  missing?: boolean;
+}
+
+/**
+ * ProjectsResult is the result of project_list.
+ *
+ * (Go: projecttools.ProjectsResult)
+ */
+export interface ProjectsResult {
+  projects: Project[] | null;
 }
 
 /**
@@ -2158,6 +2394,99 @@ export interface Result {
    * reports its changes (set by the tools layer), so callers need not poll.
    */
   watched: boolean;
+}
+
+/**
+ * RetryInput is the input of project_retry_dev_server.
+ *
+ * (Go: projecttools.RetryInput)
+ */
+export interface RetryInput {
+  /** the project (proj_…, see project_list; default: the project of the caller's working directory) */
+  projectId?: string;
+  /** how many of the last log lines of the previous server to return */
+  logTailLines?: number;
+}
+
+/**
+ * RetryResult is the result of project_retry_dev_server.
+ *
+ * (Go: projecttools.RetryResult)
+ */
+export interface RetryResult {
+  devServer: DevServer;
+  previousLogsTail: string;
+}
+
+/**
+ * RunCommand is one way to run the project.
+ *
+ * (Go: detect.RunCommand)
+ */
+export interface RunCommand {
+  /**
+   * ID is a stable slug of the command's source: "script-dev",
+   * "go-run-server", "django-runserver", "make-dev", "compose-up".
+   */
+  id: string;
+  /** Label is a short name for a menu ("dev", "cmd/server"). */
+  label: string;
+  /** Command is one shell string, run in the project's folder. */
+  command: string;
+  /**
+   * IsDevServer says whether the command serves something whose port is
+   * worth watching for.
+   */
+  isDevServer: boolean;
+}
+
+/**
+ * RunConfig is how a project runs: its commands, the default one and the
+ * environment added to every command.
+ *
+ * (Go: detect.RunConfig)
+ */
+export interface RunConfig {
+  /** Commands are the run commands. */
+  commands: RunCommand[] | null;
+  /** DefaultCommandID is the ID of the command Run starts ("" when none). */
+  defaultCommandId: string;
+  /** Env is added to the environment of every command. */
+  env: Record<string, string> | null;
+}
+
+/**
+ * RunInput is the input of project_run.
+ *
+ * (Go: projecttools.RunInput)
+ */
+export interface RunInput {
+  /** the project (proj_…, see project_list; default: the project of the caller's working directory) */
+  projectId?: string;
+  /** the run command's id (runConfig.commands[].id; default: runConfig.defaultCommandId) */
+  commandId?: string;
+}
+
+/**
+ * RunResult is the result of project_run.
+ *
+ * (Go: projecttools.RunResult)
+ */
+export interface RunResult {
+  commandId: string;
+  devServer: DevServer;
+}
+
+/**
+ * Script is one package.json script.
+ *
+ * (Go: detect.Script)
+ */
+export interface Script {
+  /** Name is the script's key ("dev"). */
+  name: string;
+  /** Command is the script's text ("vite --port 3001"). */
+  command: string;
 }
 
 /**
@@ -2352,6 +2681,18 @@ export interface SetInput {
 }
 
 /**
+ * SetRunConfigInput is the input of project_set_run_config.
+ *
+ * (Go: projecttools.SetRunConfigInput)
+ */
+export interface SetRunConfigInput {
+  /** the project (proj_…, see project_list; default: the project of the caller's working directory) */
+  projectId?: string;
+  /** {commands:[{id,label,command,isDevServer}], defaultCommandId, env}; null resets to the detected commands. Commands with an empty command are dropped */
+  runConfig: RunConfig | null;
+}
+
+/**
  * SetTerminalInput is the input of set_workspace_tab_terminal.
  *
  * (Go: spacetools.SetTerminalInput)
@@ -2361,6 +2702,41 @@ export interface SetTerminalInput {
   tabId: string;
   /** the live terminal session, or null to clear it */
   terminalId: string | null;
+}
+
+/**
+ * SetupDetection is a Detection plus what a person needs to set the project
+ * up: its env files, whether it is a monorepo, and notes.
+ *
+ * (Go: detect.SetupDetection)
+ */
+export interface SetupDetection {
+  name: string;
+  stacks: string[] | null;
+  framework: string;
+  label: string;
+  packageManager: string;
+  lockfile: boolean;
+  hasPackageJson: boolean;
+  scripts: Script[] | null;
+  commands: RunCommand[] | null;
+  likelyPort: number | null;
+  workspaces: Workspace[] | null;
+  /**
+   * EnvFiles are the names (never the contents) of the root's ".env" and
+   * ".env.*" files, sorted.
+   */
+  envFiles: string[] | null;
+  /**
+   * IsMonorepo says whether the folder declares workspaces (Node, go.work)
+   * or a monorepo tool (turbo.json, nx.json, lerna.json).
+   */
+  isMonorepo: boolean;
+  /**
+   * SetupNotes are sentences for people: "Run pnpm install: node_modules is
+   * missing", "package.json is not valid JSON: line 3".
+   */
+  setupNotes: string[] | null;
 }
 
 /**
@@ -2395,8 +2771,8 @@ export interface Space {
   /** Cwd is the absolute project folder of the space, "" for none. */
   cwd?: string;
   /**
-   * ProjectID is the project bound to the space (projects are a later
-   * issue; always null for now).
+   * ProjectID is the project bound to the space, nil for none. It follows
+   * [State.Projects] ([State.NormalizeProjects] sets it).
    */
   projectId: string | null;
   /** Layout is how the space's workspace is arranged in the window. */
@@ -2481,6 +2857,18 @@ export interface StartDevServerInput {
 }
 
 /**
+ * StartInput is the input of project_start_dev_server.
+ *
+ * (Go: projecttools.StartInput)
+ */
+export interface StartInput {
+  /** the project (proj_…, see project_list; default: the project of the caller's working directory) */
+  projectId?: string;
+  /** a package.json script to run through the project's package manager (default: the project's default run command) */
+  script?: string;
+}
+
+/**
  * Stat sums a comparison.
  *
  * (Go: checkpoint.Stat)
@@ -2502,6 +2890,11 @@ export interface State {
   activeSpaceId: string;
   browserTabs: BrowserTab[] | null;
   workspaceTabs: WorkspaceTab[] | null;
+  /**
+   * Projects are the folders opened as projects, one per space (version
+   * 3; see projects.go).
+   */
+  projects: Project[] | null;
   settings: AppSettings;
 }
 
@@ -2544,6 +2937,18 @@ export interface StopDevServerInput {
 }
 
 /**
+ * StopInput is the input of project_stop_dev_server.
+ *
+ * (Go: projecttools.StopInput)
+ */
+export interface StopInput {
+  /** the project (proj_…, see project_list; default: the project of the caller's working directory) */
+  projectId?: string;
+  /** signal sent first, e.g. SIGINT; SIGKILL follows after 5 s (default SIGTERM) */
+  signal?: string;
+}
+
+/**
  * StopResult is the result of stop_dev_server.
  *
  * (Go: processtools.StopResult)
@@ -2551,6 +2956,15 @@ export interface StopDevServerInput {
 export interface StopResult {
   devServerId: string;
   stopped: boolean;
+}
+
+/**
+ * StopServersResult is the result of project_stop_dev_server.
+ *
+ * (Go: projecttools.StopServersResult)
+ */
+export interface StopServersResult {
+  stopped: string[] | null;
 }
 
 /**
@@ -2571,6 +2985,29 @@ export interface Storage {
 export interface TabsResult {
   browserTabs: BrowserTab[] | null;
   workspaceTabs: WorkspaceTab[] | null;
+}
+
+/**
+ * Template describes one embedded project template.
+ *
+ * (Go: template.Template)
+ */
+export interface Template {
+  /** Name identifies the template: "app-basic" or "plugin-basic". */
+  name: string;
+  /** Kind is the kind of project it makes: "app" or "plugin". */
+  kind: string;
+  /** Description says in one sentence what the template makes. */
+  description: string;
+}
+
+/**
+ * TemplatesResult is the result of project_list_templates.
+ *
+ * (Go: projecttools.TemplatesResult)
+ */
+export interface TemplatesResult {
+  templates: Template[] | null;
 }
 
 /**
@@ -2824,6 +3261,20 @@ export interface WatchOutput {
 }
 
 /**
+ * Workspace is one package of a Node monorepo.
+ *
+ * (Go: detect.Workspace)
+ */
+export interface Workspace {
+  /** Name is the workspace's package.json name, else its folder's name. */
+  name: string;
+  /** Dir is the workspace's folder relative to the project, with slashes. */
+  dir: string;
+  /** Framework is the workspace's Node framework ("vite", "node", …). */
+  framework: string;
+}
+
+/**
  * WorkspaceTab is an editor, terminal, agent, preview or git tab of a space.
  *
  * (Go: state.WorkspaceTab)
@@ -3003,6 +3454,21 @@ export type ToolName =
   | 'navigate'
   | 'open_browser_tab'
   | 'open_workspace_tab'
+  | 'project_allocate'
+  | 'project_create'
+  | 'project_create_plugin'
+  | 'project_detect'
+  | 'project_list'
+  | 'project_list_templates'
+  | 'project_open'
+  | 'project_prewarm'
+  | 'project_prewarm_status'
+  | 'project_retry_dev_server'
+  | 'project_run'
+  | 'project_set_run_config'
+  | 'project_setup_detect'
+  | 'project_start_dev_server'
+  | 'project_stop_dev_server'
   | 'refresh'
   | 'resize_terminal'
   | 'restart_dev_server'
@@ -3175,6 +3641,36 @@ export interface ToolTypes {
   open_browser_tab: { input: OpenInput; output: BrowserTab };
   /** Open a workspace tab (editor/terminal/agent/preview/git) in the active space. */
   open_workspace_tab: { input: OpenTabInput; output: WorkspaceTab };
+  /** Take a ready app project from the prewarm buffer (or generate one), name it, open it in a new space and start its dev server. */
+  project_allocate: { input: AllocateInput; output: CreateResult };
+  /** Create a project from a template in the projects folder ($MEITH_PROJECTS_DIR, else $XDG_DOCUMENTS_DIR/meith, else ~/Documents/meith) under a slug of the name that never collides, then (open: true) open it in a new space. */
+  project_create: { input: CreateProjectInput; output: CreateResult };
+  /** Create a meith plugin project from the plugin-basic template in the projects folder, then (open: true) open it in a new space. */
+  project_create_plugin: { input: CreatePluginInput; output: CreateResult };
+  /** Inspect a folder without opening it: name, stacks, framework, package manager, scripts, candidate run commands, likely port and workspaces. Nothing is executed. */
+  project_detect: { input: DetectInput; output: Detection };
+  /** List the opened projects (one per space) with their detection, run configuration (null = the detected commands) and space; missing: true when the folder is gone. */
+  project_list: { input: NoArgs; output: ProjectsResult };
+  /** List the project templates (app-basic: a small web app whose dev server prints its port; plugin-basic: a meith plugin skeleton). */
+  project_list_templates: { input: NoArgs; output: TemplatesResult };
+  /** Open a folder as a project in its own space (1:1): the same folder always returns its space and makes it active; a new one is detected, recorded, gets a space named after it and an editor tab. Pass spaceId to bind a new project to an existing space without one. startDevServer runs the default run command. */
+  project_open: { input: OpenProjectInput; output: OpenResult };
+  /** Keep `count` ready app projects in the projects folder's prewarm buffer so a new project (project_allocate) is instant; returns how many are ready. */
+  project_prewarm: { input: PrewarmInput; output: PrewarmResult };
+  /** How many prewarmed app projects are ready, the target, and the projects folder. */
+  project_prewarm_status: { input: NoArgs; output: PrewarmStatusResult };
+  /** Retry a project's dev server after it failed: stop its running servers, return the last log lines of the previous one (previousLogsTail) and start the default command again. */
+  project_retry_dev_server: { input: RetryInput; output: RetryResult };
+  /** Run one of a project's run commands (default: its default command) as a managed dev server: one shell string, in the project folder, with the run configuration's env added. A run of the same command still going is stopped first. */
+  project_run: { input: RunInput; output: RunResult };
+  /** Set what a project's Run executes: {commands:[{id,label,command,isDevServer}], defaultCommandId, env}; null resets to the detected commands. Up to 50 commands with unique ids of a-z, 0-9 and -; env keys are variable names. */
+  project_set_run_config: { input: SetRunConfigInput; output: Project };
+  /** project_detect plus what setting the folder up needs: .env files (names only), monorepo workspaces, likely port and setup notes (e.g. a missing install). */
+  project_setup_detect: { input: DetectInput; output: SetupDetection };
+  /** Start a project's dev server: its default run command, or the package.json script `script` through the project's package manager (yarn.lock + dev → `yarn dev`). The server's output and port show in list_dev_servers and get_process_logs. */
+  project_start_dev_server: { input: StartInput; output: DevServer };
+  /** Stop every running dev server of a project (its whole process group); returns the ids stopped. */
+  project_stop_dev_server: { input: StopInput; output: StopServersResult };
   /** Reload a browser tab. */
   refresh: { input: BrowserTabInput; output: BrowserTab };
   /** Resize a terminal's PTY viewport. */

@@ -83,6 +83,7 @@ function initialState(over: { browserTabs?: BrowserTab[]; workspaceTabs?: Worksp
     activeSpaceId: 'space_1',
     browserTabs: over.browserTabs ?? [],
     workspaceTabs: over.workspaceTabs ?? [],
+    projects: [],
     settings: {
       autoRunOnOpen: false, confirmOnClose: true, stopServersOnClose: true, showOutputOnRun: true, defaultPackageManager: 'unknown',
       debugMode: false, stopOrphansOnStart: false, devServerOpenBrowser: over.open ?? 'offer',

@@ -76,6 +76,7 @@ function initialState(profiles: IdentityProfile[], active: string | null): AppSt
     activeSpaceId: 'space_1',
     browserTabs: [],
     workspaceTabs: [],
+    projects: [],
     settings: defaultSettings({ identityProfiles: profiles, activeIdentityProfileId: active }),
   };
 }
