@@ -15,9 +15,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	ossignal "os/signal"
 	"sync"
 	"sync/atomic"
 	"time"
+	_ "unsafe" // go:linkname: Wails' own signal channel
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -29,6 +31,14 @@ import (
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/frontend"
 )
+
+// wailsSignals is the channel Wails' signal handler (internal/signal, started
+// by wails.Run) listens on; run stops its delivery so that a signal quits the
+// window once, through quitOnSignal. (Wails is pinned in go.mod; a Wails
+// without this variable fails the build here, not at run time.)
+//
+//go:linkname wailsSignals github.com/wailsapp/wails/v2/internal/signal.signalChannel
+var wailsSignals chan os.Signal
 
 // HasWindow is true in a build that opens a window (run_stub.go: false).
 const HasWindow = true
@@ -122,6 +132,12 @@ func run(ctx context.Context, a *App) error {
 	defer close(ended)
 	var readyOnce sync.Once
 	a.onStartup = func(wctx context.Context) {
+		// Wails quits the window on SIGINT/SIGTERM by itself too (its
+		// signal.Start, before this runs), without waiting for the main loop
+		// and alongside quitOnSignal's quit: two gtk_main_quit calls, the
+		// second on a dead main loop from another thread — SIGSEGV, exit 2
+		// (the e2e "backend restart" flake). quitOnSignal is the one quit.
+		ossignal.Stop(wailsSignals)
 		go quitOnSignal(ctx, ready, ended, a.base.Done(),
 			func() { a.quitting.Store(true) }, // a signal ends the app: no "Quit meith?" question
 			func() { wruntime.Quit(wctx) })
