@@ -29,10 +29,10 @@ CLI_BIN=build/bin/meith-headless
 
 echo "building $DEV_BIN (-tags dev,webkit2_41)"
 CGO_ENABLED=1 go build -tags dev,webkit2_41 -o "$DEV_BIN" .
-if [ ! -x "$CLI_BIN" ]; then
-  echo "building $CLI_BIN"
-  CGO_ENABLED=0 go build -tags headless -o "$CLI_BIN" .
-fi
+# Always (the build cache makes it quick): a binary left from an older
+# checkout would test yesterday's CLI.
+echo "building $CLI_BIN"
+CGO_ENABLED=0 go build -tags headless -o "$CLI_BIN" .
 
 # The scripted ACP agent the agent tab's test runs (backend/agent/testdata).
 AGENT_BIN=build/bin/scriptagent

@@ -168,7 +168,13 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.log.SetDebug(i.state.Settings().DebugMode)
-	i.approvals = permission.NewApprovals(permission.ApprovalsOptions{})
+	aopts := permission.ApprovalsOptions{}
+	if cfg.Desktop {
+		// The socket answers before the window is up: a call that must
+		// ask (`meith .` that started the app) waits for it.
+		aopts.FirstUIGrace = FirstWindowGrace
+	}
+	i.approvals = permission.NewApprovals(aopts)
 	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout, AgentGate: i.gateAgent}
 	if cfg.Desktop || cfg.ApprovalUI {
 		// Only a runtime with a window (or a test standing in for one) can
@@ -683,6 +689,10 @@ func (i *Instance) Close(ctx context.Context) error {
 // FlushAudit waits until every tool call audited so far is written to
 // audit.jsonl (the audit log writes in the background), or until ctx ends.
 func (i *Instance) FlushAudit(ctx context.Context) error { return i.audit.Flush(ctx) }
+
+// FirstWindowGrace is how long a desktop runtime's CLI calls that need the
+// user's approval wait for the window to come up before they are denied.
+const FirstWindowGrace = 20 * time.Second
 
 // IsAlreadyRunning reports whether err from [Instance.Start] means another
 // live runtime already serves the same user data dir (its socket answers).

@@ -118,6 +118,12 @@ type ApprovalsOptions struct {
 	// MaxPending bounds the requests waiting at once; more are denied.
 	// Zero means [DefaultMaxPending].
 	MaxPending int
+	// FirstUIGrace is how long after the broker is made a call that must
+	// ask waits for the first UI to attach instead of being denied at once:
+	// the desktop app's socket answers before its window is up (a `meith .`
+	// that started the app calls at once). Zero: no wait. A UI that attached
+	// and went away again is not waited for.
+	FirstUIGrace time.Duration
 }
 
 // Approvals is the approval broker between cli calls that lack a grant and
@@ -127,6 +133,8 @@ type ApprovalsOptions struct {
 // are denied at once. It is safe for concurrent use.
 type Approvals struct {
 	maxPending int
+	graceEnd   time.Time     // until then a call waits for the first UI
+	firstUI    chan struct{} // closed at the first Attach
 
 	mu       sync.Mutex
 	attached int
@@ -145,7 +153,34 @@ func NewApprovals(opts ApprovalsOptions) *Approvals {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPending
 	}
-	return &Approvals{maxPending: opts.MaxPending, subs: make(map[*subscriber]struct{})}
+	return &Approvals{maxPending: opts.MaxPending, subs: make(map[*subscriber]struct{}),
+		graceEnd: time.Now().Add(opts.FirstUIGrace), firstUI: make(chan struct{})}
+}
+
+// awaitingFirstUI reports whether no UI has attached yet and the first-UI
+// grace has not run out.
+func (a *Approvals) awaitingFirstUI() bool {
+	select {
+	case <-a.firstUI:
+		return false
+	default:
+		return time.Now().Before(a.graceEnd)
+	}
+}
+
+// waitFirstUI waits, while [Approvals.awaitingFirstUI], until the first UI
+// attaches, the grace runs out or ctx ends.
+func (a *Approvals) waitFirstUI(ctx context.Context) {
+	if !a.awaitingFirstUI() {
+		return
+	}
+	t := time.NewTimer(time.Until(a.graceEnd))
+	defer t.Stop()
+	select {
+	case <-a.firstUI:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // Attach records that a UI able to answer prompts is present, and returns
@@ -155,6 +190,11 @@ func NewApprovals(opts ApprovalsOptions) *Approvals {
 func (a *Approvals) Attach() (detach func()) {
 	a.mu.Lock()
 	a.attached++
+	select {
+	case <-a.firstUI:
+	default:
+		close(a.firstUI)
+	}
 	a.mu.Unlock()
 	var once sync.Once
 	return func() {

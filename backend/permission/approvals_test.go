@@ -592,3 +592,57 @@ func TestSubscribe(t *testing.T) {
 	detach()
 	waitGoroutines(t, base)
 }
+
+// TestApprovalWaitsForTheFirstUI: with FirstUIGrace (the desktop runtime,
+// whose socket answers before its window is up), a call that must ask waits
+// for the first UI to attach and is then asked there; without the grace, or
+// once it has run out, or once a UI came and went, it is denied at once.
+func TestApprovalWaitsForTheFirstUI(t *testing.T) {
+	req := func(emit func(protocol.Event)) registry.AuthRequest {
+		return registry.AuthRequest{Tool: tool("write_file", wf), Args: json.RawMessage(`{}`), Emit: emit,
+			Client: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: sessionOf(protocol.CallerCLI)}}
+	}
+	t.Run("the window comes up while the call waits", func(t *testing.T) {
+		a := NewApprovals(ApprovalsOptions{FirstUIGrace: time.Minute})
+		s := New(Options{Approvals: a, ApprovalTimeout: time.Minute})
+		if decided, _ := s.AuthorizeNow(req(nil)); decided {
+			t.Fatal("AuthorizeNow decided while the window may still come; want it left to Authorize")
+		}
+		progress := make(chan string, 10)
+		errc := make(chan error, 1)
+		go func() { errc <- s.Authorize(t.Context(), req(func(ev protocol.Event) { progress <- ev.Message })) }()
+		if msg := <-progress; msg != "waiting for the meith window…" {
+			t.Fatalf("first progress = %q, want the wait for the window", msg)
+		}
+		startUI(t, a, func(ApprovalRequest) (Decision, bool) { return AllowOnce, true })
+		if msg := <-progress; msg != "waiting for approval in the meith app…" {
+			t.Errorf("second progress = %q, want the wait for the approval", msg)
+		}
+		if err := <-errc; err != nil {
+			t.Errorf("Authorize once the window came up and allowed = %v, want allowed", err)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		grace time.Duration
+		setup func(a *Approvals)
+	}{
+		{"no grace", 0, func(*Approvals) {}},
+		{"grace ran out", time.Nanosecond, func(*Approvals) { time.Sleep(time.Millisecond) }},
+		{"a UI came and went", time.Minute, func(a *Approvals) { a.Attach()() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewApprovals(ApprovalsOptions{FirstUIGrace: tc.grace})
+			tc.setup(a)
+			s := New(Options{Approvals: a})
+			decided, err := s.AuthorizeNow(req(nil))
+			if !decided {
+				t.Fatal("AuthorizeNow left the call to Authorize; want it denied at once")
+			}
+			checkDenied(t, "AuthorizeNow without a UI", err, "")
+			if d := err.(*protocol.ToolError).Details.(DenyDetails); d.Reason != ReasonNoApprovalUI {
+				t.Errorf("reason = %s, want %s", d.Reason, ReasonNoApprovalUI)
+			}
+		})
+	}
+}

@@ -215,7 +215,7 @@ func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err erro
 	if ask && req.Client.Caller == protocol.CallerAgent {
 		return false, nil // the agent gate may wait for the user
 	}
-	if ask && (s.approvals == nil || s.approvals.Attached() == 0) {
+	if ask && (s.approvals == nil || (s.approvals.Attached() == 0 && !s.approvals.awaitingFirstUI())) {
 		// Nobody could answer: askUser denies at once, without waiting.
 		return true, s.askUser(context.Background(), req, protocol.PrivilegedOf(req.Tool.Capabilities))
 	}
@@ -334,6 +334,15 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 	args := req.Args
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
+	}
+	if s.approvals.awaitingFirstUI() {
+		if req.Emit != nil {
+			req.Emit(protocol.Progress("waiting for the meith window…", -1))
+		}
+		s.approvals.waitFirstUI(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 	now := time.Now()
 	p, err := s.approvals.open(ApprovalRequest{
