@@ -83,6 +83,57 @@ export class RunStore {
     }
   }
 
+  /**
+   * Retries the active project's errored run (project_retry_dev_server: its
+   * servers stop, a fresh one starts); Output follows the new server, which
+   * is armed like a Run. The errored server's last lines stay in Output.
+   */
+  async retry(): Promise<ProjectDevServer | undefined> {
+    const project = this.project;
+    if (!project || this.busy) return undefined;
+    this.busy = 'run';
+    this.failure = null;
+    try {
+      const r = await projectTools.retryDevServer(project.id);
+      if (!r.ok || !r.content) {
+        this.failure = { projectId: project.id, text: resultError(r, 'project_retry_dev_server') };
+        return undefined;
+      }
+      const server = r.content.devServer;
+      processes.select(server.id);
+      if (appState.settings?.showOutputOnRun) ui.openDrawer('output');
+      this.armed = { projectId: project.id, serverId: server.id, spaceId: server.spaceId || project.spaceId };
+      await processes.refresh();
+      processes.dismissOffer(server.id);
+      await this.check();
+      return server;
+    } catch (err) {
+      this.failure = { projectId: project.id, text: errorText(err) };
+      return undefined;
+    } finally {
+      this.busy = '';
+    }
+  }
+
+  /** The active project's setup notes ("Run pnpm install: node_modules is missing"…), read by loadSetupNotes. */
+  setupNotes = $state<string[]>([]);
+
+  /** Reads the active project's setup notes (project_setup_detect); none when it fails. */
+  async loadSetupNotes(): Promise<void> {
+    const project = this.project;
+    if (!project) {
+      this.setupNotes = [];
+      return;
+    }
+    try {
+      const r = await projectTools.setupDetect(project.cwd);
+      if (this.project?.id !== project.id) return;
+      this.setupNotes = r.ok && r.content ? (r.content.setupNotes ?? []) : [];
+    } catch {
+      this.setupNotes = [];
+    }
+  }
+
   /** Stops the active project's dev servers. */
   async stopServers(): Promise<boolean> {
     const project = this.project;

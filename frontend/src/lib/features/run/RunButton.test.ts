@@ -44,6 +44,18 @@ vi.mock('../../bridge', async (importOriginal) => {
           fake.servers.push(s);
           return { ok: true, content: { commandId: args.commandId ?? 'script-dev', devServer: s } };
         }
+        case 'project_retry_dev_server': {
+          const p = fake.projects.find((x) => x.id === args.projectId)!;
+          for (const x of fake.servers) if (x.projectId === p.id) x.status = 'stopped';
+          const s: ProjectDevServer = {
+            id: `dev_${fake.servers.length + 1}`, cwd: p.cwd, command: 'sh', args: ['-c', 'pnpm dev'], status: 'starting', pid: 10, port: null,
+            exitCode: null, signal: null, startedAt: Date.now() + fake.servers.length, projectId: p.id, spaceId: p.spaceId,
+          };
+          fake.servers.push(s);
+          return { ok: true, content: { devServer: s, previousLogsTail: 'Error: boom' } };
+        }
+        case 'project_setup_detect':
+          return { ok: true, content: { ...fake.projects[0].detection, envFiles: [], isMonorepo: false, setupNotes: ['Run pnpm install: node_modules is missing'] } };
         case 'project_stop_dev_server': {
           const stopped = fake.servers.filter((s) => s.projectId === args.projectId && s.status !== 'stopped');
           for (const s of stopped) s.status = 'stopped';
@@ -321,5 +333,36 @@ describe('open folder and the detection label', () => {
     await setup(initialState());
     fake.fail.project_open = { code: 'TOOL_FAILED', message: '/gone does not exist' };
     expect(await projects.open('/gone')).toEqual({ ok: false, error: 'TOOL_FAILED: /gone does not exist' });
+  });
+
+  it('an errored run offers Retry in the menu: project_retry_dev_server, and Output follows the fresh server', async () => {
+    await setup(initialState());
+    fake.servers.push({
+      id: 'dev_1', cwd: '/home/me/shop', command: 'sh', args: [], status: 'errored', pid: 9, port: null, exitCode: 1, signal: null,
+      startedAt: 1, projectId: 'proj_1', spaceId: 'space_1',
+    } as ProjectDevServer);
+    await processes.refresh();
+    show(RunButton);
+    await settle();
+    expect(byTestId('run')?.dataset.state).toBe('errored');
+    byTestId('run-menu-toggle')!.click();
+    await settle();
+    byTestId('run-menu-retry')!.click();
+    await settle();
+    expect(used('project_retry_dev_server')).toEqual([{ projectId: 'proj_1' }]);
+    expect(processes.selectedId).toBe('dev_2');
+    expect(ui.drawerTab).toBe('output');
+    expect(byTestId('run')?.dataset.state).toBe('starting');
+  });
+
+  it('the menu shows the project setup notes', async () => {
+    await setup(initialState());
+    show(RunButton);
+    await settle();
+    expect(byTestId('run-menu-retry')).toBeNull();
+    byTestId('run-menu-toggle')!.click();
+    await settle();
+    expect(used('project_setup_detect')).toEqual([{ cwd: '/home/me/shop' }]);
+    expect(byTestId('run-setup-notes')?.textContent).toContain('Run pnpm install: node_modules is missing');
   });
 });
