@@ -132,6 +132,8 @@ func waitGone(pid int, limit time.Duration) bool {
 var grantedScripts = map[string][]protocol.Capability{
 	"files":    {protocol.CapWritesFiles, protocol.CapDestructive},
 	"projects": {protocol.CapWritesFiles, protocol.CapStartsProcess, protocol.CapAccessesNetwork},
+	// Its own runtime so that waitinflight counts only its calls.
+	"interrupt": {},
 }
 
 // TestScripts runs testdata/script/*.txtar against one real in-process
@@ -164,8 +166,33 @@ func TestScripts(t *testing.T) {
 	if _, err := inst.Agents().SetConfig(agent.ConfigPatch{Preset: &custom, Command: &agentBin}, true); err != nil {
 		t.Fatal(err)
 	}
+	bySocket := map[string]*instancetest.Instance{inst.SocketPath: inst}
+	for _, g := range granted {
+		bySocket[g.SocketPath] = g
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// waitinflight N waits (30 s at most) until N tool handlers run
+			// in the script's runtime: a call started in the background has
+			// reached it.
+			"waitinflight": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitinflight N")
+				}
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				target := bySocket[ts.Getenv("MEITH_SOCKET")]
+				if target == nil {
+					ts.Fatalf("no runtime at $MEITH_SOCKET")
+				}
+				for end := time.Now().Add(30 * time.Second); target.Registry().InFlight() < n; time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(end) {
+						ts.Fatalf("%d tool handlers in flight after 30 s, want %d", target.Registry().InFlight(), n)
+					}
+				}
+			},
+		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
