@@ -132,8 +132,9 @@ func waitGone(pid int, limit time.Duration) bool {
 var grantedScripts = map[string][]protocol.Capability{
 	"files":    {protocol.CapWritesFiles, protocol.CapDestructive},
 	"projects": {protocol.CapWritesFiles, protocol.CapStartsProcess, protocol.CapAccessesNetwork},
-	// Its own runtime so that waitinflight counts only its calls.
+	// Their own runtimes so that waitinflight counts only their calls.
 	"interrupt": {},
+	"devlogs":   {protocol.CapStartsProcess},
 }
 
 // TestScripts runs testdata/script/*.txtar against one real in-process
