@@ -136,9 +136,7 @@ type timedGrant struct {
 func (s *Service) scopeAllows(o Origin, live []TerminalShell, privileged []protocol.Capability) bool {
 	now := s.now()
 	s.mu.Lock()
-	s.termGrants = slices.DeleteFunc(s.termGrants, func(g terminalGrant) bool {
-		return !slices.ContainsFunc(live, func(t TerminalShell) bool { return t.ID == g.terminalID })
-	})
+	s.pruneTerminalsLocked(live)
 	s.timed = slices.DeleteFunc(s.timed, func(g timedGrant) bool { return !now.Before(g.expires) })
 	for _, g := range s.termGrants {
 		if o.Kind == OriginTerminal && g.terminalID == o.TerminalID && len(missingCaps(g.caps, privileged)) == 0 {
@@ -165,11 +163,20 @@ func (s *Service) RevokeTerminal(terminalID string) {
 	s.termGrants = slices.DeleteFunc(s.termGrants, func(g terminalGrant) bool { return g.terminalID == terminalID })
 }
 
+// pruneTerminalsLocked drops the grants of terminals not in live.
+func (s *Service) pruneTerminalsLocked(live []TerminalShell) {
+	s.termGrants = slices.DeleteFunc(s.termGrants, func(g terminalGrant) bool {
+		return !slices.ContainsFunc(live, func(t TerminalShell) bool { return t.ID == g.terminalID })
+	})
+}
+
 // TerminalGranted reports whether a "this terminal" grant of the terminal
-// is held.
+// is held (a terminal no longer running holds none).
 func (s *Service) TerminalGranted(terminalID string) bool {
+	live := s.liveTerminals()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.pruneTerminalsLocked(live)
 	return slices.ContainsFunc(s.termGrants, func(g terminalGrant) bool { return g.terminalID == terminalID })
 }
 
