@@ -98,7 +98,8 @@ func (a *App) PendingApprovals() []permission.ApprovalRequest {
 }
 
 // DecideApproval answers a pending approval with "allow_once",
-// "allow_connection" or "deny". Errors read "CODE: message" so the frontend
+// "allow_terminal", "allow_15_minutes", "allow_folder" (each only when the
+// request offers it in its scopes), "allow_connection" or "deny". Errors read "CODE: message" so the frontend
 // can type them.
 func (a *App) DecideApproval(id, decision string) error {
 	if a.approvals == nil {
@@ -109,7 +110,7 @@ func (a *App) DecideApproval(id, decision string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, permission.ErrInvalidDecision):
-		return protocol.Errorf(protocol.CodeValidation, "%v (want allow_once, allow_connection or deny)", err)
+		return protocol.Errorf(protocol.CodeValidation, "%v (want one of the request's scopes: allow_once, allow_terminal, allow_15_minutes, allow_folder, or deny)", err)
 	case errors.Is(err, permission.ErrUnknownApproval):
 		return protocol.Errorf(protocol.CodeValidation, "%v", err)
 	default:

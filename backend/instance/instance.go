@@ -41,6 +41,7 @@ import (
 	"github.com/meith-dev/meith/backend/tools/apptools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
+	"github.com/meith-dev/meith/backend/tools/permissiontools"
 	"github.com/meith-dev/meith/backend/tools/processtools"
 	"github.com/meith-dev/meith/backend/tools/settingstools"
 	"github.com/meith-dev/meith/backend/tools/spacetools"
@@ -175,7 +176,8 @@ func New(cfg Config) (*Instance, error) {
 		aopts.FirstUIGrace = FirstWindowGrace
 	}
 	i.approvals = permission.NewApprovals(aopts)
-	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout, AgentGate: i.gateAgent}
+	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout, AgentGate: i.gateAgent,
+		Terminals: i.terminalShells, RulesFile: filepath.Join(paths.UserData, ApprovalRulesFile)}
 	if cfg.Desktop || cfg.ApprovalUI {
 		// Only a runtime with a window (or a test standing in for one) can
 		// ask a person; a headless runtime denies at once and says how to
@@ -183,6 +185,9 @@ func New(cfg Config) (*Instance, error) {
 		popts.Approvals = i.approvals
 	}
 	i.perms = permission.New(popts)
+	if err := i.perms.RulesLoadError(); err != nil {
+		i.log.Logf(protocol.LevelWarn, "permission", "approval rules: %v (starting without them)", err)
+	}
 	i.reg = registry.New(registry.Options{Authorizer: i.perms, Audit: i.onOutcome, Admit: i.admit})
 	i.git = watch.NewHub(watch.Options{Logf: func(format string, args ...any) {
 		i.log.Logf(protocol.LevelWarn, "git", format, args...)
@@ -250,7 +255,10 @@ func (i *Instance) newProcesses() *process.Manager {
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
 		},
-		OnChange: i.publishProcessChange,
+		OnChange: func(kind, id string) {
+			i.revokeClosedTerminal(kind, id)
+			i.publishProcessChange(kind, id)
+		},
 	})
 }
 
@@ -376,6 +384,7 @@ func (i *Instance) registerTools() {
 		ArtifactsDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir)})
 	gittools.Register(i.reg, gittools.Deps{Hub: i.git, Settings: i.state.Settings})
 	processtools.Register(i.reg, processtools.Deps{Manager: i.procs})
+	permissiontools.Register(i.reg, permissiontools.Deps{Service: i.perms})
 	settingstools.Register(i.reg, settingstools.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
 	}})

@@ -35,21 +35,42 @@ var (
 // Decision is the user's answer to an [ApprovalRequest].
 type Decision string
 
-// The decisions of the prompt: Allow once / Allow <capability> for this
-// connection / Deny.
+// The decisions of the prompt: Allow once / this terminal / for 15 minutes /
+// always for this folder / Deny (and, for clients that keep a connection,
+// allow for this connection). Each scope allows the tool's privileged
+// capabilities only.
 const (
 	// AllowOnce runs this call only.
 	AllowOnce Decision = "allow_once"
 	// AllowCapabilityForConnection grants the tool's privileged capabilities
 	// to the connection (the cli session) until it closes, then runs the call.
 	AllowCapabilityForConnection Decision = "allow_connection"
+	// AllowThisTerminal allows the calls whose peer descends from the shell
+	// of the terminal the call came from, until that terminal closes.
+	AllowThisTerminal Decision = "allow_terminal"
+	// AllowFor15Minutes allows the calls of the same executable working in
+	// the same folder for [TimedScope].
+	AllowFor15Minutes Decision = "allow_15_minutes"
+	// AllowAlwaysInFolder adds a persisted [Rule] per capability: calls
+	// whose peer works in the folder (or below) are allowed until revoked.
+	AllowAlwaysInFolder Decision = "allow_folder"
 	// Deny fails the call with PERMISSION_DENIED.
 	Deny Decision = "deny"
 )
 
-// Valid reports whether d is one of the three decisions.
+// Valid reports whether d is one of the decisions.
 func (d Decision) Valid() bool {
-	return d == AllowOnce || d == AllowCapabilityForConnection || d == Deny
+	switch d {
+	case AllowOnce, AllowCapabilityForConnection, AllowThisTerminal, AllowFor15Minutes, AllowAlwaysInFolder, Deny:
+		return true
+	}
+	return false
+}
+
+// scoped reports whether d is a scope that a request must offer (see
+// [ApprovalRequest.Scopes]) to be chosen.
+func (d Decision) scoped() bool {
+	return d == AllowThisTerminal || d == AllowFor15Minutes || d == AllowAlwaysInFolder
 }
 
 // Resolution says how an approval request ended.
@@ -59,6 +80,9 @@ type Resolution string
 const (
 	ResolvedAllowOnce       = Resolution(AllowOnce)
 	ResolvedAllowConnection = Resolution(AllowCapabilityForConnection)
+	ResolvedAllowTerminal   = Resolution(AllowThisTerminal)
+	ResolvedAllowTimed      = Resolution(AllowFor15Minutes)
+	ResolvedAllowFolder     = Resolution(AllowAlwaysInFolder)
 	ResolvedDeny            = Resolution(Deny)
 	// ResolvedTimeout: no decision within the approval timeout.
 	ResolvedTimeout Resolution = "timeout"
@@ -91,6 +115,12 @@ type ApprovalRequest struct {
 	Peer *registry.Peer `json:"peer,omitempty"`
 	// ArgsSummary is the redacted arguments (summary.Of).
 	ArgsSummary string `json:"argsSummary"`
+	// Origin names where the call comes from ("from Terminal · todo-api"),
+	// resolved from the peer's process ancestry.
+	Origin Origin `json:"origin"`
+	// Scopes are the decisions the prompt offers, the default first
+	// (Allow once) and Deny last.
+	Scopes []Decision `json:"scopes"`
 }
 
 // ApprovalEventKind discriminates an [ApprovalEvent].
@@ -226,6 +256,7 @@ func (a *Approvals) Pending() []ApprovalRequest {
 	for i, p := range a.pending {
 		out[i] = p.req
 		out[i].Capabilities = slices.Clone(p.req.Capabilities)
+		out[i].Scopes = slices.Clone(p.req.Scopes)
 	}
 	return out
 }
@@ -242,6 +273,9 @@ func (a *Approvals) Decide(id string, d Decision) error {
 	i := slices.IndexFunc(a.pending, func(p *pendingApproval) bool { return p.req.ID == id })
 	if i < 0 {
 		return fmt.Errorf("decide approval %q: %w", id, ErrUnknownApproval)
+	}
+	if d.scoped() && !slices.Contains(a.pending[i].req.Scopes, d) {
+		return fmt.Errorf("decide approval %q: %w: %q is not offered for this call", id, ErrInvalidDecision, string(d))
 	}
 	a.resolveLocked(a.pending[i], Resolution(d))
 	return nil
@@ -327,6 +361,7 @@ func (a *Approvals) resolveLocked(p *pendingApproval, r Resolution) {
 // the events of all subscribers in the order of the changes.
 func (a *Approvals) publishLocked(ev ApprovalEvent) {
 	ev.Request.Capabilities = slices.Clone(ev.Request.Capabilities)
+	ev.Request.Scopes = slices.Clone(ev.Request.Scopes)
 	for s := range a.subs {
 		s.push(ev)
 	}

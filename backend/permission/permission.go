@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,16 @@ type Options struct {
 	// access is on), or the PERMISSION_DENIED error to return. nil denies
 	// such calls at once.
 	AgentGate func(ctx context.Context, req registry.AuthRequest) error
+	// Terminals lists the running terminals meith started (their shell
+	// processes and labels): a cli call whose peer descends from one is
+	// named "from Terminal · <label>" and can be allowed for that terminal.
+	// nil: none.
+	Terminals func() []TerminalShell
+	// RulesFile is where the "always for this folder" rules are kept (0600,
+	// written atomically); "" keeps them in memory only.
+	RulesFile string
+	// Now is the clock of the timed scope; nil means time.Now.
+	Now func() time.Time
 }
 
 // Grant lets a session use capabilities.
@@ -74,9 +85,15 @@ type Service struct {
 	approvals    *Approvals
 	timeout      time.Duration
 	agentGate    func(context.Context, registry.AuthRequest) error
+	terminals    func() []TerminalShell
+	clock        func() time.Time
+	rules        *ruleStore
+	rulesErr     error
 
-	mu     sync.Mutex
-	grants map[sessionKey][]*Grant // in the order granted
+	mu         sync.Mutex
+	grants     map[sessionKey][]*Grant // in the order granted
+	termGrants []terminalGrant         // "this terminal"
+	timed      []timedGrant            // "for 15 minutes"
 }
 
 // sessionKey is the original's "<caller>:<sessionId>".
@@ -90,12 +107,18 @@ var (
 	_ registry.QuickAuthorizer = (*Service)(nil)
 )
 
-// New returns a service with no session grants.
+// New returns a service with no session grants and the folder rules of
+// [Options.RulesFile] (see [Service.RulesLoadError]).
 func New(opts Options) *Service {
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	rules, rulesErr := loadRules(opts.RulesFile)
 	return &Service{
+		terminals:    opts.Terminals,
+		clock:        opts.Now,
+		rules:        rules,
+		rulesErr:     rulesErr,
 		pluginGrants: opts.PluginGrants,
 		cliGrants:    slices.Clone(opts.CLIGrants),
 		approvals:    opts.Approvals,
@@ -248,6 +271,14 @@ func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
 	if s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged) {
 		return false, nil
 	}
+	if ci.Caller == protocol.CallerCLI && req.Peer != nil {
+		// The scopes of the prompt: only what SO_PEERCRED and /proc say
+		// about the peer counts, never the client's own cwd.
+		live := s.liveTerminals()
+		if s.scopeAllows(s.resolveOrigin(req.Peer, live), live, privileged) {
+			return false, nil
+		}
+	}
 	if ci.Caller == protocol.CallerCLI || ci.Caller == protocol.CallerAgent && s.agentGate != nil {
 		return true, nil
 	}
@@ -345,7 +376,10 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		}
 	}
 	now := time.Now()
+	origin := s.resolveOrigin(peer, s.liveTerminals())
 	p, err := s.approvals.open(ApprovalRequest{
+		Origin:       origin,
+		Scopes:       offeredScopes(origin, privileged),
 		ToolName:     tool,
 		Description:  req.Tool.Description,
 		Capabilities: privileged,
@@ -369,16 +403,16 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		req.Emit(protocol.Progress("waiting for approval in the meith app…", -1))
 	}
 	res, err := s.approvals.wait(ctx, p, s.timeout)
-	if res == ResolvedAllowConnection && ctx.Err() == nil {
+	if ctx.Err() == nil {
 		// Not after a cancel: the call's connection may be gone, and its
 		// grants already revoked.
-		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: req.Client.SessionID, Capabilities: privileged})
+		s.remember(res, origin, req.Client.SessionID, privileged)
 	}
 	if err != nil {
 		return err
 	}
 	switch res {
-	case ResolvedAllowOnce, ResolvedAllowConnection:
+	case ResolvedAllowOnce, ResolvedAllowConnection, ResolvedAllowTerminal, ResolvedAllowTimed, ResolvedAllowFolder:
 		return nil
 	case ResolvedDeny:
 		return deny(req, ReasonUserDenied, privileged, nil, fmt.Sprintf("User denied %q.", tool))
@@ -388,6 +422,34 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 	default: // ResolvedDetached
 		return deny(req, ReasonNoApprovalUI, privileged, nil,
 			base+" The approval UI closed before a decision was made.")
+	}
+}
+
+// remember keeps what an allowing decision grants beyond the call: the
+// connection's session, the terminal, the executable in its folder for
+// [TimedScope], or a folder rule per capability. A rule that cannot be
+// written stays in memory for this run.
+func (s *Service) remember(res Resolution, o Origin, session string, privileged []protocol.Capability) {
+	caps := slices.Clone(privileged)
+	switch res {
+	case ResolvedAllowConnection:
+		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: session, Capabilities: caps})
+	case ResolvedAllowTerminal:
+		if o.Kind == OriginTerminal {
+			s.mu.Lock()
+			s.termGrants = append(s.termGrants, terminalGrant{terminalID: o.TerminalID, caps: caps})
+			s.mu.Unlock()
+		}
+	case ResolvedAllowTimed:
+		if o.Exe != "" && o.Folder != "" {
+			s.mu.Lock()
+			s.timed = append(s.timed, timedGrant{exe: o.Exe, folder: o.Folder, caps: caps, expires: s.now().Add(TimedScope)})
+			s.mu.Unlock()
+		}
+	case ResolvedAllowFolder:
+		if filepath.IsAbs(o.Folder) {
+			_ = s.rules.add(o.Folder, caps, s.now())
+		}
 	}
 }
 

@@ -63,6 +63,9 @@ type termProc struct {
 	id  string
 	log *logRing
 	pty *os.File // non-blocking master: Close ends a pending Read
+	// shellStart is the shell's start time (see procStartTime), taken
+	// once it runs: with its pid it names the shell even after a reuse.
+	shellStart uint64
 
 	mu    sync.Mutex
 	state Terminal
@@ -170,10 +173,11 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 		kick: make(chan struct{}, 1), readDone: make(chan struct{}), exited: make(chan struct{}),
 	}
 	t.state = Terminal{ID: t.id, Cwd: cwd, Shell: shell, PID: pid, Cols: cols, Rows: rows, Status: StatusRunning, CreatedAt: time.Now().UnixMilli()}
+	t.shellStart = procStartTime(pid)
 	m.mu.Lock()
 	m.terms = append(m.terms, t)
 	m.mu.Unlock()
-	m.remember(record{ID: t.id, Kind: KindTerminal, PID: pid, PGID: pid, Cwd: cwd, Command: shell, StartedAt: t.state.CreatedAt, StartTime: procStartTime(pid)})
+	m.remember(record{ID: t.id, Kind: KindTerminal, PID: pid, PGID: pid, Cwd: cwd, Command: shell, StartedAt: t.state.CreatedAt, StartTime: t.shellStart})
 	go t.read()
 	go t.flusher()
 	go t.wait(cmd)

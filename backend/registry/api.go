@@ -49,6 +49,10 @@ type Peer struct {
 	UID int    `json:"uid"`
 	Exe string `json:"exe,omitempty"`
 	Cwd string `json:"cwd,omitempty"`
+	// StartTime is the peer's start time (/proc/<pid>/stat field 22) when
+	// it connected: with PID it names the process even if the pid is
+	// reused later. Zero when unknown.
+	StartTime uint64 `json:"-"`
 }
 
 // Request is one call to [Registry.Call].

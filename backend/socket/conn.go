@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/meith-dev/meith/backend/internal/procfs"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 )
@@ -185,6 +186,9 @@ func (c *conn) authenticate() (*registry.Peer, error) {
 		proc := "/proc/" + strconv.Itoa(pid)
 		p.Exe, _ = os.Readlink(proc + "/exe")
 		p.Cwd, _ = os.Readlink(proc + "/cwd")
+		if st, err := procfs.ReadStat(pid); err == nil {
+			p.StartTime = st.StartTime
+		}
 	}
 	return p, nil
 }

@@ -103,9 +103,23 @@ export interface ApprovalRequest {
   peer?: Peer | null;
   /** The redacted arguments. */
   argsSummary: string;
+  /** Where the call comes from, resolved by the runtime from the peer's process ancestry. */
+  origin?: ApprovalOrigin;
+  /** The decisions the prompt offers: Allow once first, Deny last. */
+  scopes?: ApprovalDecision[];
 }
 
-export type ApprovalDecision = 'allow_once' | 'allow_connection' | 'deny';
+/** Where an approval request comes from (permission.Origin). */
+export interface ApprovalOrigin {
+  kind: 'terminal' | 'process' | 'unknown';
+  /** "Terminal · todo-api", or "meith in /home/me/todo-api". */
+  label: string;
+  terminalId?: string;
+  exe?: string;
+  folder?: string;
+}
+
+export type ApprovalDecision = 'allow_once' | 'allow_terminal' | 'allow_15_minutes' | 'allow_folder' | 'allow_connection' | 'deny';
 
 /** Payload of the "tool_event" Wails event. */
 export interface ToolEventPayload {

@@ -2419,6 +2419,51 @@ export interface RetryResult {
 }
 
 /**
+ * RevokeRuleInput is the input of permission_revoke_rule.
+ *
+ * (Go: permissiontools.RevokeRuleInput)
+ */
+export interface RevokeRuleInput {
+  /** the rule to revoke (rule_…), from permission_list_rules */
+  id: string;
+}
+
+/**
+ * RevokeRuleResult is the content of permission_revoke_rule.
+ *
+ * (Go: permissiontools.RevokeRuleResult)
+ */
+export interface RevokeRuleResult {
+  revoked: string;
+  rules: Rule[] | null;
+}
+
+/**
+ * Rule is an "always for this folder" approval: cli calls whose peer
+ * process works in Folder (or below it) may use Capability without asking.
+ * Folder is the peer's working directory read from /proc when the user
+ * chose the rule.
+ *
+ * (Go: permission.Rule)
+ */
+export interface Rule {
+  /** ID is "rule_" + 12 hex digits. */
+  id: string;
+  folder: string;
+  capability: Capability;
+  createdAt: string;
+}
+
+/**
+ * RuleList is the content of permission_list_rules.
+ *
+ * (Go: permissiontools.RuleList)
+ */
+export interface RuleList {
+  rules: Rule[] | null;
+}
+
+/**
  * RunCommand is one way to run the project.
  *
  * (Go: detect.RunCommand)
@@ -3454,6 +3499,8 @@ export type ToolName =
   | 'navigate'
   | 'open_browser_tab'
   | 'open_workspace_tab'
+  | 'permission_list_rules'
+  | 'permission_revoke_rule'
   | 'project_allocate'
   | 'project_create'
   | 'project_create_plugin'
@@ -3641,6 +3688,10 @@ export interface ToolTypes {
   open_browser_tab: { input: OpenInput; output: BrowserTab };
   /** Open a workspace tab (editor/terminal/agent/preview/git) in the active space. */
   open_workspace_tab: { input: OpenTabInput; output: WorkspaceTab };
+  /** List the remembered approval rules ("always for this folder"): each a folder and the capability allowed there. Window only. */
+  permission_list_rules: { input: NoArgs; output: RuleList };
+  /** Revoke a remembered approval rule: calls from its folder ask again. Window only. */
+  permission_revoke_rule: { input: RevokeRuleInput; output: RevokeRuleResult };
   /** Take a ready app project from the prewarm buffer (or generate one), name it, open it in a new space and start its dev server. */
   project_allocate: { input: AllocateInput; output: CreateResult };
   /** Create a project from a template in the projects folder ($MEITH_PROJECTS_DIR, else $XDG_DOCUMENTS_DIR/meith, else ~/Documents/meith) under a slug of the name that never collides, then (open: true) open it in a new space. */
