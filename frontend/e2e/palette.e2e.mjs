@@ -104,8 +104,9 @@ describe('shortcuts and tab strips', { concurrency: false }, () => {
     await eventually(async () => assert.equal(await last.getAttribute('aria-selected'), 'true'));
 
     // No scrollbar over the labels; the new-tab buttons stay in the window.
-    const box = await strip.boundingBox();
-    const bars = await strip.evaluate((el) => ({ offset: el.offsetHeight, client: el.clientHeight, scroll: el.scrollWidth, width: el.clientWidth }));
+    const scroller = strip.locator('.tabs');
+    const box = await scroller.boundingBox();
+    const bars = await scroller.evaluate((el) => ({ offset: el.offsetHeight, client: el.clientHeight, scroll: el.scrollWidth, width: el.clientWidth }));
     assert.ok(bars.scroll > bars.width, `the tabs overflow (${bars.scroll} > ${bars.width})`);
     assert.equal(bars.client, bars.offset, 'no horizontal scrollbar takes room from the labels');
     for (const name of ['New editor tab in the primary pane', 'New terminal in the primary pane', 'New agent tab in the primary pane']) {
@@ -115,7 +116,7 @@ describe('shortcuts and tab strips', { concurrency: false }, () => {
 
     // The newest tab is in view, the first one scrolled out; the menu lists every tab and shows it.
     const inView = async (loc) => {
-      const s = await strip.boundingBox();
+      const s = await scroller.boundingBox();
       const t = await loc.boundingBox();
       return t.x >= s.x - 1 && t.x + t.width <= s.x + s.width + 1;
     };

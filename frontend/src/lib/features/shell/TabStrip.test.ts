@@ -138,7 +138,7 @@ describe('TabStrip', () => {
     it('keeps the new-tab buttons outside the scrolling tabs, and offers no menu when the tabs fit', async () => {
       sizes(300, 600);
       await render();
-      const scroller = document.querySelector('[role="tablist"]')!;
+      const scroller = document.querySelector('[role="tablist"] .tabs')!;
       expect(scroller.querySelectorAll('[role="tab"]').length).toBe(3);
       expect(scroller.querySelector('button[aria-label^="New "]')).toBeNull();
       expect(document.querySelectorAll('.actions button[aria-label^="New "]').length).toBe(4);
