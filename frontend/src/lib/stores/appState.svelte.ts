@@ -58,7 +58,7 @@ export class AppStateStore {
   browserTabs = $derived<BrowserTab[]>((this.state?.browserTabs ?? []).filter((t) => t.spaceId === this.activeSpaceId));
   /** The active space's layout. */
   layout = $derived<Layout>({ ...DEFAULT_LAYOUT, ...(this.activeSpace?.layout ?? {}) });
-  /** The tabs of each pane of the active space, in strip order (browser tabs first). */
+  /** The tabs of each pane of the active space, in strip order (the order they were opened). */
   primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary'));
   secondaryItems = $derived<PaneItem[]>(this.layout.split ? paneItems(this.browserTabs, this.tabs, 'secondary') : []);
   /** The tab the focused pane shows: what Ctrl+W closes. */
@@ -275,15 +275,21 @@ export class AppStateStore {
   }
 }
 
-function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane): PaneItem[] {
-  const out: PaneItem[] = [];
+/**
+ * The tabs of one pane in strip order: browser and workspace tabs in the
+ * order they were opened (a new tab of either kind comes last).
+ */
+export function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane): PaneItem[] {
+  const out: (PaneItem & { at: number })[] = [];
   for (const t of browser) {
-    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t });
+    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t, at: t.createdAt ?? 0 });
   }
   for (const t of workspace) {
-    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t });
+    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t, at: t.createdAt ?? 0 });
   }
-  return out;
+  // A stable sort: tabs opened in the same millisecond keep browser-first order.
+  out.sort((a, b) => a.at - b.at);
+  return out.map(({ at: _at, ...item }) => item as PaneItem);
 }
 
 function defaultTitle(kind: WorkspaceTabKind, cwd: string): string {

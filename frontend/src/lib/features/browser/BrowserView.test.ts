@@ -160,6 +160,36 @@ describe('BrowserView keyboard', () => {
   });
 });
 
+describe('BrowserView tab keys', () => {
+  it('F5 reloads, Alt+←/→ go back and forward, Ctrl+L focuses the address bar; none reaches the page', async () => {
+    app = mount(BrowserView, { target: document.body, props: { tab: tab({ canGoForward: true }) } });
+    await settle();
+    const canvas = document.querySelector('canvas')!;
+    const f5 = key(canvas, 'keydown', { key: 'F5', code: 'F5', keyCode: 116 });
+    key(canvas, 'keyup', { key: 'F5', code: 'F5', keyCode: 116 });
+    const back = key(canvas, 'keydown', { key: 'ArrowLeft', code: 'ArrowLeft', altKey: true });
+    key(canvas, 'keyup', { key: 'ArrowLeft', code: 'ArrowLeft', altKey: true });
+    key(canvas, 'keydown', { key: 'ArrowRight', code: 'ArrowRight', altKey: true });
+    const ctrlL = key(canvas, 'keydown', { key: 'l', code: 'KeyL', ctrlKey: true });
+    await settle();
+    expect(f5.defaultPrevented).toBe(true);
+    expect(back.defaultPrevented).toBe(true);
+    expect(ctrlL.defaultPrevented).toBe(true);
+    expect(used()).toEqual([
+      ['refresh', { tabId: 'btab_1' }],
+      ['go_back', { tabId: 'btab_1' }],
+      ['go_forward', { tabId: 'btab_1' }],
+    ]);
+    expect(fake.inputs).toEqual([]);
+    expect(document.activeElement).toBe(byLabel('Address'));
+    // From the address bar too: F5 reloads.
+    fake.calls = [];
+    key(byLabel('Address')!, 'keydown', { key: 'F5', code: 'F5' });
+    await settle();
+    expect(used()).toEqual([['refresh', { tabId: 'btab_1' }]]);
+  });
+});
+
 describe('AddressBar', () => {
   it('selects all on focus, restores the URL on Escape, and blurs on a second Escape', async () => {
     const navigated: string[] = [];

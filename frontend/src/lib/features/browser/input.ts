@@ -2,6 +2,7 @@
 // canvas, how a pointer position maps to the page's CSS pixels, and how DOM
 // mouse, wheel and keyboard events become backend/browser InputEvents.
 
+import { isReservedKey } from '../../shortcuts';
 import type { BrowserInputEvent } from '../../bridge';
 
 /** A rectangle in CSS pixels. */
@@ -173,12 +174,12 @@ export function keyEvent(
 }
 
 /**
- * Whether a key is one of meith's own shortcuts (Ctrl or Cmd + T, J, W, ",",
- * "\"), which go to the app instead of the page.
+ * Whether a key is one of meith's reserved shortcuts (the registry in
+ * src/lib/shortcuts.ts: Ctrl or Cmd + T, J, W, ",", "\\", Ctrl+Shift+P),
+ * which go to the app instead of the page.
  */
 export function isAppShortcut(e: { key: string; altKey: boolean; ctrlKey: boolean; metaKey: boolean; shiftKey: boolean }): boolean {
-  if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return false;
-  return ['t', 'j', 'w', ',', '\\'].includes(e.key.toLowerCase());
+  return isReservedKey(e);
 }
 
 /** Whether a key is the paste shortcut (the paste event then brings the text). */

@@ -115,4 +115,66 @@ describe('TabStrip', () => {
       ['open_workspace_tab', { title: 'Editor', cwd: '~', kind: 'editor', pane: 'primary' }],
     ]);
   });
+
+  describe('overflow', () => {
+    // happy-dom lays nothing out: the strip's scroller says how wide its tabs are.
+    let restore: (() => void) | undefined;
+    function sizes(scrollWidth: number, clientWidth: number) {
+      const proto = HTMLElement.prototype;
+      const sw = Object.getOwnPropertyDescriptor(proto, 'scrollWidth');
+      const cw = Object.getOwnPropertyDescriptor(proto, 'clientWidth');
+      Object.defineProperty(proto, 'scrollWidth', { configurable: true, get() { return (this as HTMLElement).classList.contains('tabs') ? scrollWidth : 0; } });
+      Object.defineProperty(proto, 'clientWidth', { configurable: true, get() { return (this as HTMLElement).classList.contains('tabs') ? clientWidth : 0; } });
+      restore = () => {
+        if (sw) Object.defineProperty(proto, 'scrollWidth', sw);
+        else delete (proto as { scrollWidth?: number }).scrollWidth;
+        if (cw) Object.defineProperty(proto, 'clientWidth', cw);
+        else delete (proto as { clientWidth?: number }).clientWidth;
+      };
+    }
+    afterEach(() => restore?.());
+    const allTabs = () => document.querySelector('button[aria-label="All tabs of the primary pane"]') as HTMLButtonElement | null;
+
+    it('keeps the new-tab buttons outside the scrolling tabs, and offers no menu when the tabs fit', async () => {
+      sizes(300, 600);
+      await render();
+      const scroller = document.querySelector('[role="tablist"] .tabs')!;
+      expect(scroller.querySelectorAll('[role="tab"]').length).toBe(3);
+      expect(scroller.querySelector('button[aria-label^="New "]')).toBeNull();
+      expect(document.querySelectorAll('.actions button[aria-label^="New "]').length).toBe(4);
+      expect(allTabs()).toBeNull();
+    });
+
+    it('lists every tab in a menu when they overflow, and picking one shows it', async () => {
+      sizes(900, 300);
+      await render();
+      expect(allTabs()).not.toBeNull();
+      expect(allTabs()!.getAttribute('aria-expanded')).toBe('false');
+      allTabs()!.click();
+      await settle();
+      const entries = [...document.querySelectorAll('[role="menu"] [role="menuitemradio"]')] as HTMLButtonElement[];
+      expect(entries.map((e) => e.textContent?.trim().replace(/\s+/g, ' '))).toEqual(['◍ Shop', '✎ Editor', '›_ Shell']);
+      expect(entries.map((e) => e.getAttribute('aria-checked'))).toEqual(['false', 'true', 'false']);
+      entries[2].click();
+      await settle();
+      expect(document.querySelector('[role="menu"]')).toBeNull();
+      expect(used().map((c) => [c.tool, c.args])).toEqual([['focus_workspace_tab', { tabId: 'wtab_2' }]]);
+    });
+
+    it('works from the keyboard: arrows move, Esc closes and gives the focus back', async () => {
+      sizes(900, 300);
+      await render();
+      allTabs()!.click();
+      await settle();
+      const menu = document.querySelector('[role="menu"]') as HTMLElement;
+      expect((document.activeElement as HTMLElement).getAttribute('data-menu-tab')).toBe('wtab_1'); // the shown one
+      menu.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+      expect((document.activeElement as HTMLElement).getAttribute('data-menu-tab')).toBe('wtab_2');
+      menu.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+      await settle();
+      expect(document.querySelector('[role="menu"]')).toBeNull();
+      expect(document.activeElement).toBe(allTabs());
+      expect(used()).toEqual([]);
+    });
+  });
 });
