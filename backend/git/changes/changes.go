@@ -268,6 +268,9 @@ func fill(ctx context.Context, e *status.Engine, j *job) error {
 	if err != nil {
 		return err
 	}
+	if j.file.Status == "untracked" {
+		j.new.mode = untrackedMode(e.Repo().Abs(j.new.path))
+	}
 	if j.file.Status == "untracked" && len(new) > MaxUntrackedPatchBytes {
 		a, d, bin := patch.Counts(nil, new)
 		j.file.Additions, j.file.Deletions, j.file.Binary = a, d, bin
@@ -319,6 +322,22 @@ func modeOf(s side) filemode.FileMode {
 		return filemode.Regular
 	}
 	return s.mode
+}
+
+// untrackedMode is the mode "git add" would record for an untracked file:
+// a symlink, an executable or a regular file (the status engine does not
+// stat untracked files).
+func untrackedMode(abs string) filemode.FileMode {
+	fi, err := os.Lstat(abs)
+	switch {
+	case err != nil:
+		return filemode.Regular
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	case fi.Mode()&0o111 != 0:
+		return filemode.Executable
+	}
+	return filemode.Regular
 }
 
 func isGitlink(m filemode.FileMode) bool { return m == filemode.Submodule }
