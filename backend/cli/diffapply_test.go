@@ -102,6 +102,7 @@ func TestDiffAppliesWithGit(t *testing.T) {
 		"spa ce.txt":    "quoted\n",
 		"sub/inner.txt": "inner\n",
 		"crlf.txt":      "a\r\nb\r\n",
+		"image.bin":     "\x89PNG\r\n\x1a\n\x00\x00old pixels",
 	} {
 		writeFile(t, filepath.Join(repo, name), content, 0o644)
 	}
@@ -128,6 +129,8 @@ func TestDiffAppliesWithGit(t *testing.T) {
 	writeFile(t, filepath.Join(repo, "untracked.txt"), "brand new\n", 0o644)
 	writeFile(t, filepath.Join(repo, "new/dir/file.txt"), "deep\n", 0o644)
 	writeFile(t, filepath.Join(repo, "tool.sh"), "#!/bin/sh\n", 0o755)
+	writeFile(t, filepath.Join(repo, "image.bin"), "\x89PNG\r\n\x1a\n\x00\x00new pixels, more of them", 0o644)
+	writeFile(t, filepath.Join(repo, "new.bin"), "\x00\x01\x02\x03 fresh binary", 0o644)
 	for link, target := range map[string]string{"tracked-link": "crlf.txt", "new-link": "untracked.txt"} {
 		os.Remove(filepath.Join(repo, link))
 		if err := os.Symlink(target, filepath.Join(repo, link)); err != nil {
@@ -142,7 +145,7 @@ func TestDiffAppliesWithGit(t *testing.T) {
 	}
 	patchText := out.String()
 	for _, want := range []string{"rename from old-name.txt", "old mode 100644\nnew mode 100755", "\\ No newline at end of file",
-		"new file mode 100755", "new file mode 120000", "deleted file mode 100644", `"b/spa ce.txt"`} {
+		"new file mode 100755", "new file mode 120000", "deleted file mode 100644", "GIT binary patch", `"b/spa ce.txt"`} {
 		if !strings.Contains(patchText, want) && !strings.Contains(patchText, strings.ReplaceAll(want, `"b/spa ce.txt"`, "b/spa ce.txt")) {
 			t.Errorf("the patch lacks %q:\n%s", want, patchText)
 		}
@@ -156,7 +159,26 @@ func TestDiffAppliesWithGit(t *testing.T) {
 	gitIn(t, base, "clone", "-q", repo, copyDir)
 	gitIn(t, copyDir, "apply", "--check", patchFile)
 	if p, err := exec.LookPath("patch"); err == nil {
-		cmd := exec.Command(p, "-p1", "--dry-run", "-i", patchFile)
+		// GNU patch says "git binary diffs are not supported": it checks
+		// the text files' part.
+		var textOnly strings.Builder
+		sections := strings.Split(patchText, "\ndiff --git ")
+		for i, sec := range sections {
+			if i > 0 {
+				sec = "diff --git " + sec
+			}
+			if !strings.HasSuffix(sec, "\n") {
+				sec += "\n"
+			}
+			if !strings.Contains(sec, "\nGIT binary patch\n") {
+				textOnly.WriteString(sec)
+			}
+		}
+		textFile := filepath.Join(base, "text.patch")
+		if err := os.WriteFile(textFile, []byte(textOnly.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(p, "-p1", "--dry-run", "-i", textFile)
 		cmd.Dir = copyDir
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("patch --dry-run: %v\n%s", err, b)

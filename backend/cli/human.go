@@ -41,6 +41,9 @@ var humanCommands = map[string]humanCommand{
 			if r.a.Bool("numstat") {
 				p["includePatches"] = word("false")
 			}
+			if _, set := p["binary"]; !set && !r.p.json {
+				p["binary"] = word("true") // a patch git apply can apply, binary files included
+			}
 		},
 		render: (*runner).renderDiffCmd,
 	},

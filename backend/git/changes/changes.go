@@ -90,6 +90,10 @@ type Options struct {
 	// OnlyPath lists only Path's file (and its rename source), so a viewer
 	// that already has the list pays for one file, not for every count.
 	OnlyPath bool
+	// Binary writes binary changes as "git diff --binary" does (full object
+	// names, a "GIT binary patch" git apply can apply) instead of "Binary
+	// files … differ".
+	Binary bool
 }
 
 // side is one version of a file: where its bytes come from.
@@ -104,6 +108,7 @@ type job struct {
 	file     File
 	old, new side
 	patch    bool
+	binary   bool // a binary patch git apply can apply
 }
 
 // Compute returns the changes of e's repository for opts.
@@ -130,6 +135,7 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 			continue
 		}
 		j.patch = opts.IncludePatches && (opts.Path == "" || opts.Path == j.file.Path || opts.Path == j.file.OriginalPath)
+		j.binary = opts.Binary
 		jobs = append(jobs, j)
 	}
 	if err := run(ctx, e, jobs); err != nil {
@@ -305,7 +311,9 @@ func fill(ctx context.Context, e *status.Engine, j *job) error {
 			f.Similarity = similarity(old, new)
 		}
 	}
-	text, stat, err := patch.Unified(ctx, f, nil)
+	uo := patch.DefaultUnifiedOptions()
+	uo.Binary = j.binary
+	text, stat, err := patch.Unified(ctx, f, &uo)
 	if err != nil {
 		return err
 	}
