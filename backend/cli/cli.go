@@ -1,7 +1,9 @@
 // Package cli is the meith command-line client: it parses a command line,
 // finds the target runtime (--socket, --instance, the newest live instance,
 // config.json, the default socket), calls tools over the NDJSON socket and
-// renders their events and results.
+// renders their events and results. status, diff, log, blame, tabs and
+// spaces render as text for people (git's formats, tables; colour per
+// --color and NO_COLOR); --json prints any result as the envelope.
 //
 // The executable's main is thin: it dispatches "serve" to the runtime and
 // everything else to [Main]. Main never calls os.Exit and writes only to the
