@@ -83,7 +83,7 @@ func (r *runner) agentCmd(ctx context.Context, rest []string) int {
 	}
 	_ = json.Unmarshal(res.Content, &out)
 	if r.p.json {
-		r.p.stdout("%s", res.Content)
+		r.p.stdout("%s", unescapeHTML(res.Content))
 	} else if !r.p.quiet {
 		r.p.stderr("session %s: %s, %d tool call(s)", out.SessionID, out.Status, out.ToolCalls)
 	}

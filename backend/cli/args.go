@@ -43,6 +43,7 @@ type FlagValue struct {
 var globalBooleans = map[string]bool{
 	"json": true, "quiet": true, "verbose": true, "v": true,
 	"version": true, "V": true, "help": true, "h": true, "stdin": true, "yes": true, "write": true,
+	"color": true, // --color=when only: "--color log" keeps "log" as the command
 }
 
 var negativeNumber = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)

@@ -49,11 +49,17 @@ func TestBrowserCommands(t *testing.T) {
 	}
 
 	var list struct {
-		BrowserTabs []struct{ ID string } `json:"browserTabs"`
+		Content struct {
+			BrowserTabs []struct{ ID string } `json:"browserTabs"`
+		} `json:"content"`
 	}
-	decode("tabs", run("tabs"), &list)
-	if len(list.BrowserTabs) != 1 || list.BrowserTabs[0].ID != tab.ID {
-		t.Errorf("tabs printed %+v, want %s", list, tab.ID)
+	decode("tabs --json", run("tabs", "--json"), &list)
+	if len(list.Content.BrowserTabs) != 1 || list.Content.BrowserTabs[0].ID != tab.ID {
+		t.Errorf("tabs --json printed %+v, want %s", list, tab.ID)
+	}
+	// Without --json, a table with the active tab marked.
+	if text := run("tabs"); !strings.Contains(text, "\n*  "+tab.ID+"  ") || !strings.Contains(text, "  CLI page  "+srv.URL+"/page\n") {
+		t.Errorf("tabs printed %q, want a table row for %s", text, tab.ID)
 	}
 
 	var page struct {

@@ -1,7 +1,9 @@
 // Package cli is the meith command-line client: it parses a command line,
 // finds the target runtime (--socket, --instance, the newest live instance,
 // config.json, the default socket), calls tools over the NDJSON socket and
-// renders their events and results.
+// renders their events and results. status, diff, log, blame, tabs and
+// spaces render as text for people (git's formats, tables; colour per
+// --color and NO_COLOR); --json prints any result as the envelope.
 //
 // The executable's main is thin: it dispatches "serve" to the runtime and
 // everything else to [Main]. Main never calls os.Exit and writes only to the
@@ -16,6 +18,7 @@ import (
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,19 +83,27 @@ type runner struct {
 
 	target    *Target
 	targetErr error
+
+	// color says human output is coloured (--color, NO_COLOR, a terminal).
+	color bool
 }
 
 // reserved are the global flags; they are never forwarded as tool params.
 var reserved = map[string]bool{
 	"socket": true, "instance": true, "timeout": true, "json": true, "quiet": true,
 	"verbose": true, "v": true, "version": true, "V": true, "help": true, "h": true,
-	"stdin": true, "yes": true,
+	"stdin": true, "yes": true, "color": true,
 }
 
 func isReserved(name string) bool { return reserved[name] }
 
 func (r *runner) run(ctx context.Context, argv []string) int {
 	r.a = Parse(argv, globalBooleans)
+	if len(r.a.Positionals) > 0 {
+		if _, human := humanCommands[r.a.Positionals[0]]; human {
+			r.a = Parse(argv, booleansFor(r.a.Positionals[0])) // its own flags take no value
+		}
+	}
 	a := r.a
 	r.p = &printer{out: r.s.Out, err: r.s.Err, json: a.Bool("json"), quiet: a.Bool("quiet"), verbose: a.Bool("verbose", "v")}
 
@@ -115,6 +126,11 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 			r.instance = v
 		}
 	}
+	mode, err := colorMode(a)
+	if err != nil {
+		return r.p.usage("%s", err)
+	}
+	r.color = useColor(mode, os.Getenv("NO_COLOR"), os.Getenv("TERM"), isTerminal(r.s.Out))
 	if v, present, bare := a.Value("timeout"); present {
 		ms, err := strconv.ParseInt(v, 10, 64)
 		if bare || err != nil || ms <= 0 {
@@ -130,7 +146,7 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 	wantsHelp := a.Bool("help", "h")
 	if cmd == "help" {
 		if len(rest) == 0 {
-			r.topHelp()
+			r.topHelp(ctx)
 			return exitOK
 		}
 		cmd, rest, wantsHelp = rest[0], rest[1:], true
@@ -141,7 +157,7 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 
 	switch cmd {
 	case "":
-		r.topHelp()
+		r.topHelp(ctx)
 		return exitOK
 	case "tools":
 		return r.tools(ctx, rest)
@@ -183,13 +199,21 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 	}
 	var params Params
 	var code int
+	human, isHuman := humanCommands[spec.Name]
 	if spec.StdinText != "" && r.a.Bool("stdin") {
 		params, code = r.stdinTextParams(rest, spec)
 	} else {
-		params, code = r.params(rest, BuildOptions{Slots: spec.Slots, ArrayKeys: spec.ArrayKeys, Command: `"` + spec.Name + `"`})
+		o := BuildOptions{Slots: spec.Slots, ArrayKeys: spec.ArrayKeys, Command: `"` + spec.Name + `"`}
+		if isHuman {
+			o.Reserved = func(name string) bool { return isReserved(name) || slices.Contains(human.flags, name) }
+		}
+		params, code = r.params(rest, o)
 	}
 	if params == nil {
 		return code
+	}
+	if isHuman && human.prepare != nil {
+		human.prepare(r, params)
 	}
 	if _, given := params[spec.StdinText]; spec.StdinText != "" && !given {
 		return r.p.usage("%q needs the %s: as an argument, or on standard input with --stdin.", spec.Name, spec.StdinText)
@@ -199,6 +223,9 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 			return r.unconfirmed(spec, params)
 		}
 		params[spec.Confirm] = true
+	}
+	if isHuman && !r.p.json {
+		return r.invokeHuman(ctx, spec.Tool, params, human)
 	}
 	var render renderer
 	switch {
@@ -242,12 +269,17 @@ func suggestCommand(cmd string) string {
 }
 
 // closest returns the candidate within edit distance 2 of s (or the only
-// one s is a prefix of), preferring the nearest; "" if none.
+// one s is a prefix of), preferring the nearest, then the one sharing the
+// longest prefix with s, then the first; "" if none (or s is too long to
+// be a mistyped command).
 func closest(s string, candidates []string) string {
+	if len(s) > maxSuggestLen {
+		return ""
+	}
 	best, bestD := "", 3
 	for _, c := range candidates {
 		d := editDistance(s, c)
-		if d < bestD {
+		if d < bestD || d == bestD && best != "" && commonPrefix(s, c) > commonPrefix(s, best) {
 			best, bestD = c, d
 		}
 	}
@@ -266,24 +298,44 @@ func closest(s string, candidates []string) string {
 	return ""
 }
 
+// maxSuggestLen bounds the words closest compares (its cost is quadratic).
+const maxSuggestLen = 64
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// editDistance is the optimal-string-alignment distance of a and b: the
+// fewest insertions, deletions, substitutions and swaps of two adjacent
+// bytes ("stauts" is one swap from "status").
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	rows := make([][]int, len(a)+1)
+	for i := range rows {
+		rows[i] = make([]int, len(b)+1)
+		rows[i][0] = i
+	}
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d = min(d, rows[i-2][j-2]+1)
+			}
+			rows[i][j] = d
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return rows[len(a)][len(b)]
 }
 
 // resolve returns the target runtime, resolving it once.
@@ -322,7 +374,9 @@ func (r *runner) connect(ctx context.Context) (conn, Target, int) {
 // params builds the tool arguments of a command (with --stdin). On failure
 // it prints the error and returns nil and the exit code.
 func (r *runner) params(positionals []string, o BuildOptions) (Params, int) {
-	o.Reserved = isReserved
+	if o.Reserved == nil {
+		o.Reserved = isReserved
+	}
 	if r.a.Bool("stdin") {
 		base, err := r.readStdin()
 		if err != nil {
@@ -376,6 +430,18 @@ func (p Params) needsSchema() bool {
 // invoke calls tool with params on the target runtime and renders the
 // outcome; it returns the exit code.
 func (r *runner) invoke(ctx context.Context, tool string, params Params, render renderer) int {
+	return r.invokeWith(ctx, tool, params, render, nil)
+}
+
+// invokeHuman is invoke for a command with a text rendering of its own.
+func (r *runner) invokeHuman(ctx context.Context, tool string, params Params, h humanCommand) int {
+	return r.invokeWith(ctx, tool, params, nil, &h)
+}
+
+// invokeWith calls tool and renders a successful result with human when
+// it is set (falling back to the default rendering when human cannot read
+// the content), else with render.
+func (r *runner) invokeWith(ctx context.Context, tool string, params Params, render renderer, human *humanCommand) int {
 	c, t, code := r.connect(ctx)
 	if c == nil {
 		return code
@@ -400,6 +466,18 @@ func (r *runner) invoke(ctx context.Context, tool string, params Params, render 
 			return exitInterrupted
 		}
 		return r.p.fail(t.SocketPath, err)
+	}
+	if human != nil && res.OK && !r.p.json {
+		r.p.diagnostics(res.Diagnostics)
+		code = human.render(r, params, res.Content)
+		if code < 0 {
+			r.p.content(res.Content)
+			code = exitOK
+		}
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+		return code
 	}
 	code = r.p.result(res, render)
 	if !res.OK && res.Error != nil && res.Error.Code == protocol.CodeUnknownTool && !r.p.json {
@@ -526,7 +604,7 @@ func (r *runner) devlogs(ctx context.Context, rest []string) int {
 		}
 		if r.p.json {
 			b, _ := json.Marshal(ev)
-			r.p.stdout("%s", b)
+			r.p.stdout("%s", unescapeHTML(b))
 			return
 		}
 		r.p.stdout("%s", ev.Message)

@@ -17,7 +17,7 @@ const offlineNote = "(Start the app to see this tool's parameters.)"
 func (r *runner) help(ctx context.Context, cmd string, rest []string) int {
 	switch cmd {
 	case "":
-		r.topHelp()
+		r.topHelp(ctx)
 		return exitOK
 	case "call":
 		if len(rest) == 0 {
@@ -101,6 +101,9 @@ func (r *runner) describe(ctx context.Context, tool string) (*protocol.ToolDescr
 func writeCommandHelp(w io.Writer, c Command, d *protocol.ToolDescriptor, err error) {
 	fmt.Fprintf(w, "meith %s — %s\n\n", c.Name, c.Summary)
 	fmt.Fprintf(w, "Usage:\n  meith %s%s [--key value ...]\n\n", c.Name, slotUsage(c.Slots))
+	if h, ok := humanCommands[c.Name]; ok && h.help != "" {
+		fmt.Fprintf(w, "%s\n\n", h.help)
+	}
 	fmt.Fprintf(w, "Runtime tool: %s\n", c.Tool)
 	switch {
 	case err != nil:
@@ -204,17 +207,56 @@ func jsonText(raw json.RawMessage) string {
 	return strings.TrimSpace(string(raw))
 }
 
-// topHelp prints the top-level help.
-func (r *runner) topHelp() {
+// topHelp prints the top-level help: the mapped commands whose tools the
+// runtime has, when one answers within helpTimeout (unless --all), or
+// every command.
+func (r *runner) topHelp(ctx context.Context) {
+	var has func(tool string) bool
+	if !r.a.Bool("all") {
+		has = r.runtimeTools(ctx)
+	}
 	var b strings.Builder
-	writeTopHelp(&b)
+	writeTopHelpFor(&b, has)
 	r.p.stdout("%s", strings.TrimRight(b.String(), "\n"))
 }
 
-// writeTopHelp renders `meith --help`: usage, built-ins, every mapped
-// command with its tool, global flags, parameter syntax, target order and
-// exit codes.
-func writeTopHelp(w io.Writer) {
+// runtimeTools asks the target runtime for its tool names, within
+// helpTimeout (or --timeout); nil when no runtime answers.
+func (r *runner) runtimeTools(ctx context.Context) func(tool string) bool {
+	t, err := r.resolve()
+	if err != nil {
+		return nil
+	}
+	limit := helpTimeout
+	if r.timeout > 0 {
+		limit = r.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	c, err := r.dial(ctx, t.SocketPath)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	list, err := c.ListTools(ctx)
+	if err != nil {
+		return nil
+	}
+	names := make(map[string]bool, len(list))
+	for _, d := range list {
+		names[d.Name] = true
+	}
+	return func(tool string) bool { return names[tool] }
+}
+
+// writeTopHelp renders `meith --help` with every mapped command.
+func writeTopHelp(w io.Writer) { writeTopHelpFor(w, nil) }
+
+// writeTopHelpFor renders `meith --help`: usage, built-ins, the mapped
+// commands with their tools (only those has accepts, when has is set; a
+// note then says how many are hidden), global flags, parameter syntax,
+// target order and exit codes.
+func writeTopHelpFor(w io.Writer, has func(tool string) bool) {
 	fmt.Fprint(w, `meith — drive a running meith runtime from your terminal
 
 Usage:
@@ -232,19 +274,31 @@ Built-in commands:
 	writeColumns(w, rows, columnWidths(rows))
 
 	var all [][]string
+	hidden := 0
 	for _, c := range commandTable {
+		if has != nil && !has(c.Tool) {
+			hidden++
+			continue
+		}
 		all = append(all, []string{c.Name, c.Tool, c.Summary})
 	}
 	widths := columnWidths(all) // one alignment for every section
 	for _, g := range groupOrder {
-		fmt.Fprintf(w, "\n%s:\n", g)
 		rows = rows[:0]
 		for _, c := range commandTable {
-			if c.Group == g {
+			if c.Group == g && (has == nil || has(c.Tool)) {
 				rows = append(rows, []string{c.Name, c.Tool, c.Summary})
 			}
 		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", g)
 		writeColumns(w, rows, widths)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "\n(%s whose tools this runtime lacks %s not listed; \"meith help --all\" lists every command.)\n",
+			plural(hidden, "command"), map[bool]string{true: "is", false: "are"}[hidden == 1])
 	}
 	fmt.Fprint(w, `
 Global flags (never sent to tools):
@@ -252,6 +306,7 @@ Global flags (never sent to tools):
   --instance <id>       Talk to the live instance with this pid or label ("meith app list")
   --timeout <ms>        Per-call timeout in milliseconds; progress restarts it (up to an hour)
   --json                Print the raw ToolResult envelope (or raw JSON) instead of text
+  --color[=<when>]      Colour the text: auto (a terminal, unless NO_COLOR is set), always, never
   --quiet               Print only results: no progress, diagnostics or "ok"
   -v, --verbose         Also print the tool's streamed log events
   -V, --version         Print the CLI version
@@ -273,7 +328,8 @@ Parameters:
 Target runtime: --socket, else --instance, else the newest live instance, else
 socketPath in $MEITH_HOME/config.json, else $MEITH_USER_DATA/tool.sock.
 
-Exit status: 0 success; 1 tool error, usage error or runtime unreachable; 130 interrupted.
+Exit status: 0 success; 1 tool error, usage error or runtime unreachable; 128 not a git
+repository (status, diff); 130 interrupted.
 `)
 }
 

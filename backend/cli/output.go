@@ -177,11 +177,7 @@ func (p *printer) result(r protocol.ToolResult, render renderer) int {
 		}
 		return exitOK
 	}
-	if !p.quiet {
-		for _, d := range r.Diagnostics {
-			p.stderr("  [%s] %s", d.Level, d.Message)
-		}
-	}
+	p.diagnostics(r.Diagnostics)
 	if !r.OK {
 		p.toolError(r.Error)
 		return exitFailure
@@ -198,6 +194,16 @@ func (p *printer) result(r protocol.ToolResult, render renderer) int {
 	}
 	p.content(r.Content)
 	return exitOK
+}
+
+// diagnostics prints a result's diagnostics on stderr (not with --quiet).
+func (p *printer) diagnostics(ds []protocol.Diagnostic) {
+	if p.quiet {
+		return
+	}
+	for _, d := range ds {
+		p.stderr("  [%s] %s", d.Level, d.Message)
+	}
 }
 
 // toolError prints a tool failure to stderr.
@@ -263,7 +269,49 @@ func marshalPretty(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return unescapeHTML(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeHTML undoes json.Marshal's HTML escaping in JSON text: the
+// escapes \u003c, \u003e and \u0026 inside strings become "<", ">" and "&"
+// again (the runtime's results keep json.Marshal's escapes; the same JSON
+// value reads better without them). Every other byte, escaped backslashes
+// included, stays as it is.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(b):
+			if i+5 < len(b) && b[i+1] == 'u' {
+				switch strings.ToLower(string(b[i+2 : i+6])) {
+				case "003c":
+					out = append(out, '<')
+					i += 5
+					continue
+				case "003e":
+					out = append(out, '>')
+					i += 5
+					continue
+				case "0026":
+					out = append(out, '&')
+					i += 5
+					continue
+				}
+			}
+			out = append(out, c, b[i+1]) // an escape pair, kept
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // prettyJSON indents raw JSON with two spaces, keeping key order; invalid
@@ -273,7 +321,7 @@ func prettyJSON(raw []byte) string {
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
 		return string(raw)
 	}
-	return buf.String()
+	return string(unescapeHTML(buf.Bytes()))
 }
 
 // fail prints a transport or other runtime failure: "error: message" and,

@@ -90,6 +90,10 @@ type Options struct {
 	// OnlyPath lists only Path's file (and its rename source), so a viewer
 	// that already has the list pays for one file, not for every count.
 	OnlyPath bool
+	// Binary writes binary changes as "git diff --binary" does (full object
+	// names, a "GIT binary patch" git apply can apply) instead of "Binary
+	// files … differ".
+	Binary bool
 }
 
 // side is one version of a file: where its bytes come from.
@@ -104,6 +108,7 @@ type job struct {
 	file     File
 	old, new side
 	patch    bool
+	binary   bool // a binary patch git apply can apply
 }
 
 // Compute returns the changes of e's repository for opts.
@@ -130,6 +135,7 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 			continue
 		}
 		j.patch = opts.IncludePatches && (opts.Path == "" || opts.Path == j.file.Path || opts.Path == j.file.OriginalPath)
+		j.binary = opts.Binary
 		jobs = append(jobs, j)
 	}
 	if err := run(ctx, e, jobs); err != nil {
@@ -268,6 +274,9 @@ func fill(ctx context.Context, e *status.Engine, j *job) error {
 	if err != nil {
 		return err
 	}
+	if j.file.Status == "untracked" {
+		j.new.mode = untrackedMode(e.Repo().Abs(j.new.path))
+	}
 	if j.file.Status == "untracked" && len(new) > MaxUntrackedPatchBytes {
 		a, d, bin := patch.Counts(nil, new)
 		j.file.Additions, j.file.Deletions, j.file.Binary = a, d, bin
@@ -302,7 +311,9 @@ func fill(ctx context.Context, e *status.Engine, j *job) error {
 			f.Similarity = similarity(old, new)
 		}
 	}
-	text, stat, err := patch.Unified(ctx, f, nil)
+	uo := patch.DefaultUnifiedOptions()
+	uo.Binary = j.binary
+	text, stat, err := patch.Unified(ctx, f, &uo)
 	if err != nil {
 		return err
 	}
@@ -319,6 +330,22 @@ func modeOf(s side) filemode.FileMode {
 		return filemode.Regular
 	}
 	return s.mode
+}
+
+// untrackedMode is the mode "git add" would record for an untracked file:
+// a symlink, an executable or a regular file (the status engine does not
+// stat untracked files).
+func untrackedMode(abs string) filemode.FileMode {
+	fi, err := os.Lstat(abs)
+	switch {
+	case err != nil:
+		return filemode.Regular
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	case fi.Mode()&0o111 != 0:
+		return filemode.Executable
+	}
+	return filemode.Regular
 }
 
 func isGitlink(m filemode.FileMode) bool { return m == filemode.Submodule }

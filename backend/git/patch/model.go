@@ -114,7 +114,11 @@ type FilePatch struct {
 	// IsBinary marks "Binary files … differ" and "GIT binary patch" content,
 	// which has no hunks and cannot be applied.
 	IsBinary bool
-	Hunks    []Hunk
+	// BinaryData is the body of a "GIT binary patch" (literal hunks), set
+	// by Build with UnifiedOptions.Binary; nil writes "Binary files …
+	// differ" instead.
+	BinaryData []byte
+	Hunks      []Hunk
 }
 
 // Path returns the path the patch produces (the old one for a deletion).
@@ -191,6 +195,11 @@ func (fp *FilePatch) writeTo(b *bytes.Buffer) {
 	}
 	if fp.IsDelete {
 		newLabel = "/dev/null"
+	}
+	if fp.IsBinary && fp.BinaryData != nil {
+		b.WriteString("GIT binary patch\n")
+		b.Write(fp.BinaryData)
+		return
 	}
 	if fp.IsBinary {
 		fmt.Fprintf(b, "Binary files %s and %s differ\n", oldLabel, newLabel)

@@ -44,6 +44,10 @@ type UnifiedOptions struct {
 	// Abbrev is how many hex digits of the object names the "index" line
 	// shows (git: 7 in small repositories, more when needed for uniqueness).
 	Abbrev int
+	// Binary writes a binary change as "git diff --binary" does: full object
+	// names on the "index" line and a "GIT binary patch" that git apply can
+	// apply, instead of "Binary files … differ".
+	Binary bool
 }
 
 // DefaultUnifiedOptions returns the options that make Unified print what a
@@ -181,6 +185,10 @@ func buildOne(ctx context.Context, f File, o UnifiedOptions) (FilePatch, Stat, e
 	p.OldHash, p.NewHash = abbrev(oldHash, o.Abbrev), abbrev(newHash, o.Abbrev)
 	if binary {
 		p.IsBinary = true
+		if o.Binary {
+			p.OldHash, p.NewHash = oldHash, newHash
+			p.BinaryData = binaryPatch(f.Old, f.New)
+		}
 		return p, Stat{Binary: true}, nil
 	}
 	a, b := SplitLines(f.Old), SplitLines(f.New)

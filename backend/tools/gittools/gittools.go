@@ -51,6 +51,7 @@ type DiffInput struct {
 	Path           string `json:"path,omitempty" jsonschema:"repository-relative path: only this file gets a patch body"`
 	Scope          string `json:"scope,omitempty" jsonschema:"all: HEAD to worktree; staged: HEAD to index; unstaged: index to worktree (untracked files are in all and unstaged)" enum:"all,staged,unstaged" default:"all"`
 	OnlyPath       bool   `json:"onlyPath,omitempty" jsonschema:"with path: list only that file (a viewer that has the list already pays for one file)"`
+	Binary         bool   `json:"binary,omitempty" jsonschema:"binary changes as git diff --binary writes them (full object names and a GIT binary patch that git apply can apply) instead of Binary files differ"`
 }
 
 // CommitInput is the input of git_commit.
@@ -199,7 +200,7 @@ func (t *tools) diff(ctx context.Context, call *registry.Call, in DiffInput) (an
 	if in.OnlyPath && path == "" {
 		return nil, registry.InvalidArg("onlyPath", "onlyPath needs a path")
 	}
-	res, err := changes.Compute(ctx, t.d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath})
+	res, err := changes.Compute(ctx, t.d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath, Binary: in.Binary})
 	if err != nil {
 		return nil, toolError(err)
 	}

@@ -1070,6 +1070,8 @@ export interface DiffInput {
   scope?: 'all' | 'staged' | 'unstaged';
   /** with path: list only that file (a viewer that has the list already pays for one file) */
   onlyPath?: boolean;
+  /** binary changes as git diff --binary writes them (full object names and a GIT binary patch that git apply can apply) instead of Binary files differ */
+  binary?: boolean;
 }
 
 /**
