@@ -37,6 +37,9 @@ type Terminal struct {
 	Status    string `json:"status"`
 	CreatedAt int64  `json:"createdAt"`
 	ExitCode  *int   `json:"exitCode"`
+	// RestoredFrom is the terminal of an earlier run whose scrollback
+	// this one began with (omitted when none).
+	RestoredFrom string `json:"restoredFrom,omitempty"`
 }
 
 // TermSpec says what terminal to open ("" / 0 take the defaults: the
@@ -46,6 +49,10 @@ type TermSpec struct {
 	Shell string
 	Cols  int
 	Rows  int
+	// RestoreFrom names a terminal of an earlier run (a tab's terminal
+	// before meith quit): when its scrollback was saved, the new terminal
+	// begins with it and [SessionEndedNote], and the saved copy is gone.
+	RestoreFrom string
 }
 
 // Snapshot is a terminal with its replayable scrollback.
@@ -170,6 +177,12 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 		kick: make(chan struct{}, 1), readDone: make(chan struct{}), exited: make(chan struct{}),
 	}
 	t.state = Terminal{ID: t.id, Cwd: cwd, Shell: shell, PID: pid, Cols: cols, Rows: rows, Status: StatusRunning, CreatedAt: time.Now().UnixMilli()}
+	if spec.RestoreFrom != "" {
+		if saved, ok := m.takeSaved(spec.RestoreFrom); ok {
+			t.log.add(StreamPTY, restoredText(saved.output))
+			t.state.RestoredFrom = spec.RestoreFrom
+		}
+	}
 	m.mu.Lock()
 	m.terms = append(m.terms, t)
 	m.mu.Unlock()
@@ -391,10 +404,15 @@ func (m *Manager) KillTerminal(id, signal string) (Terminal, error) {
 }
 
 // CloseTerminal kills a terminal (SIGHUP, then SIGKILL if the shell is
-// still there after a moment) and forgets it.
+// still there after a moment) and forgets it. For a terminal of an earlier
+// run it discards the saved scrollback.
 func (m *Manager) CloseTerminal(ctx context.Context, id string) error {
 	t, err := m.liveTerm(id)
 	if err != nil {
+		if _, ok := m.takeSaved(id); ok {
+			m.logf("info", "terminal %s: its saved scrollback is discarded", id)
+			return nil
+		}
 		return err
 	}
 	pgid := t.info().PID
