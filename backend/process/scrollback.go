@@ -24,9 +24,12 @@ import (
 // Options.ScrollbackDir, one file per terminal (0600, written atomically).
 // The next start reads them (a file that cannot be read as one is removed)
 // and a terminal started with [TermSpec.RestoreFrom] naming one of them
-// begins with that output and [SessionEndedNote] above its new shell. A
-// saved scrollback nobody restored is saved again at the next shutdown;
-// closing its terminal id discards it. The content is never logged.
+// begins with that output and [SessionEndedNote] above its new shell; its
+// file is then removed (the new terminal's own scrollback carries the
+// output on), and until the runtime ends another terminal restoring the
+// same one (a second window on the same tab) begins with it too. A saved
+// scrollback nobody restored is saved again at the next shutdown; closing
+// its terminal id before that discards it. The content is never logged.
 
 // SessionEndedNote is the line a restored terminal shows between the old
 // session's output and the new shell.
@@ -64,6 +67,9 @@ type scrollbackHeader struct {
 type savedScrollback struct {
 	scrollbackHeader
 	output string
+	// restored says a terminal of this run began with it (its file is
+	// gone; it is not saved again).
+	restored bool
 }
 
 // restoreReset ends what the old session may have left on in the
@@ -166,19 +172,42 @@ func readScrollback(path, id string) (savedScrollback, error) {
 	return s, nil
 }
 
-// takeSaved removes and returns the saved scrollback of an earlier run's
-// terminal id (its file too).
-func (m *Manager) takeSaved(id string) (savedScrollback, bool) {
+// restoreSaved returns the saved scrollback of an earlier run's terminal
+// id for a new terminal to begin with, and removes its file the first time.
+func (m *Manager) restoreSaved(id string) (savedScrollback, bool) {
 	m.mu.Lock()
 	s, ok := m.saved[id]
-	delete(m.saved, id)
+	first := ok && !s.restored
+	if first {
+		s.restored = true
+		m.saved[id] = s
+	}
 	m.mu.Unlock()
-	if ok {
-		if err := os.Remove(filepath.Join(m.opts.ScrollbackDir, id+scrollbackExt)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			m.logf("warn", "terminal scrollback: %v", err)
-		}
+	if first {
+		m.removeSavedFile(id)
 	}
 	return s, ok
+}
+
+// discardSaved forgets the saved scrollback of an earlier run's terminal
+// id (its tab was closed); false when there is none.
+func (m *Manager) discardSaved(id string) bool {
+	m.mu.Lock()
+	s, ok := m.saved[id]
+	if ok && !s.restored {
+		delete(m.saved, id)
+	}
+	m.mu.Unlock()
+	if ok && !s.restored {
+		m.removeSavedFile(id)
+	}
+	return ok
+}
+
+func (m *Manager) removeSavedFile(id string) {
+	if err := os.Remove(filepath.Join(m.opts.ScrollbackDir, id+scrollbackExt)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		m.logf("warn", "terminal scrollback: %v", err)
+	}
 }
 
 // saveScrollback writes the terminals' scrollback (the newest terminals
@@ -205,7 +234,9 @@ func (m *Manager) saveScrollback(terms []*termProc) error {
 	m.mu.Lock()
 	var kept []savedScrollback
 	for _, s := range m.saved {
-		kept = append(kept, s)
+		if !s.restored {
+			kept = append(kept, s)
+		}
 	}
 	m.mu.Unlock()
 	slices.SortFunc(kept, func(a, b savedScrollback) int { return cmp.Compare(b.SavedAt, a.SavedAt) })

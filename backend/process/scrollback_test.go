@@ -54,7 +54,8 @@ func TestScrollbackPersistedOnShutdownAndRestoredAboveANewShell(t *testing.T) {
 		t.Errorf("dir: %v %v", di, err)
 	}
 
-	m2 := newManager(t, Options{ScrollbackDir: dir})
+	m2 := New(Options{ScrollbackDir: dir})
+	t.Cleanup(func() { _ = m2.Shutdown(context.Background(), true) }) // after a failure
 	term := newTerminal(t, m2, TermSpec{Shell: "bash", Cwd: cwd, RestoreFrom: old.ID})
 	if term.RestoredFrom != old.ID || term.Cwd != cwd || term.ID == old.ID {
 		t.Fatalf("restored terminal %+v", term)
@@ -69,13 +70,25 @@ func TestScrollbackPersistedOnShutdownAndRestoredAboveANewShell(t *testing.T) {
 	if !strings.Contains(buf[strings.Index(buf, SessionEndedNote):], cwd) {
 		t.Errorf("the new shell does not run in %s:\n%q", cwd, buf)
 	}
-	// A saved scrollback is restored once: its file is gone.
+	// Its file is gone: the new terminal's scrollback carries it on.
 	if files := scrollbackFiles(t, dir); len(files) != 0 {
 		t.Errorf("files after the restore: %v", files)
 	}
+	// A second window on the same tab, attaching at once, gets it too; the
+	// tab's binding moving on (closing the old id) does not drop it.
+	if err := m2.CloseTerminal(context.Background(), old.ID); err != nil {
+		t.Errorf("CloseTerminal(restored id): %v", err)
+	}
 	again := newTerminal(t, m2, TermSpec{Shell: "bash", Cwd: cwd, RestoreFrom: old.ID})
-	if again.RestoredFrom != "" {
-		t.Errorf("restored twice: %+v", again)
+	if again.RestoredFrom != old.ID {
+		t.Errorf("the second view's terminal: %+v", again)
+	}
+	waitOutput(t, m2, again.ID, "before-42")
+	shutdown(t, m2)
+	// The next shutdown saves the two new terminals, not the old one again.
+	files = scrollbackFiles(t, dir)
+	if _, ok := files[old.ID+scrollbackExt]; ok || len(files) != 2 {
+		t.Errorf("files after the second shutdown: %v", files)
 	}
 }
 

@@ -51,7 +51,7 @@ type TermSpec struct {
 	Rows  int
 	// RestoreFrom names a terminal of an earlier run (a tab's terminal
 	// before meith quit): when its scrollback was saved, the new terminal
-	// begins with it and [SessionEndedNote], and the saved copy is gone.
+	// begins with it and [SessionEndedNote] (see scrollback.go).
 	RestoreFrom string
 }
 
@@ -178,7 +178,7 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 	}
 	t.state = Terminal{ID: t.id, Cwd: cwd, Shell: shell, PID: pid, Cols: cols, Rows: rows, Status: StatusRunning, CreatedAt: time.Now().UnixMilli()}
 	if spec.RestoreFrom != "" {
-		if saved, ok := m.takeSaved(spec.RestoreFrom); ok {
+		if saved, ok := m.restoreSaved(spec.RestoreFrom); ok {
 			t.log.add(StreamPTY, restoredText(saved.output))
 			t.state.RestoredFrom = spec.RestoreFrom
 		}
@@ -409,8 +409,7 @@ func (m *Manager) KillTerminal(id, signal string) (Terminal, error) {
 func (m *Manager) CloseTerminal(ctx context.Context, id string) error {
 	t, err := m.liveTerm(id)
 	if err != nil {
-		if _, ok := m.takeSaved(id); ok {
-			m.logf("info", "terminal %s: its saved scrollback is discarded", id)
+		if m.discardSaved(id) {
 			return nil
 		}
 		return err
