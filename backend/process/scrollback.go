@@ -74,8 +74,10 @@ type savedScrollback struct {
 
 // restoreReset ends what the old session may have left on in the
 // terminal (the alternate screen, mouse reporting, bracketed paste,
-// application cursor keys, hidden cursor, colours) before the note.
-const restoreReset = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b[?25h\x1b[0m"
+// application cursor keys, hidden cursor, colours) before the note. The
+// alternate screen is left with 1047, not 1049: 1049 also restores a saved
+// cursor, which would move the note up over the old output.
+const restoreReset = "\x1b[?1047l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b[?25h\x1b[0m"
 
 // restoredText is what a restored terminal begins with.
 func restoredText(output string) string {
