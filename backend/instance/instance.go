@@ -252,6 +252,8 @@ func (i *Instance) newProcesses() *process.Manager {
 		LauncherDir:  launcherDir,
 		ShellInitDir: filepath.Join(i.paths.UserData, "shell-init"),
 		RecordFile:   filepath.Join(i.paths.UserData, ProcessesFile),
+		// Each terminal's scrollback, saved at shutdown for its tab's next shell.
+		ScrollbackDir: filepath.Join(i.paths.UserData, "terminal-scrollback"),
 		Logf: func(level, format string, args ...any) {
 			i.log.Logf(protocol.LogLevel(level), "process", format, args...)
 		},

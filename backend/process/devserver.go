@@ -500,3 +500,34 @@ func (m *Manager) RestartDevServer(ctx context.Context, id string) (DevServer, e
 	}
 	return m.StartDevServer(ctx, d.spec)
 }
+
+// RemoveDevServer forgets an ended dev server and its log; a server that
+// still runs (or starts) is an invalid error: stop it first.
+func (m *Manager) RemoveDevServer(id string) error {
+	m.mu.Lock()
+	i := slices.IndexFunc(m.devs, func(d *devProc) bool { return d.id == id })
+	if i < 0 {
+		m.mu.Unlock()
+		return &unknownError{id: id}
+	}
+	if !m.devs[i].ended() {
+		m.mu.Unlock()
+		return invalidf("the dev server is still running: stop it first")
+	}
+	m.devs = slices.Delete(m.devs, i, i+1)
+	m.mu.Unlock()
+	m.logf("info", "dev server %s removed", id)
+	m.changed(KindDevServer, id)
+	return nil
+}
+
+// ClearLogs drops the held output of a dev server or terminal; the seqs
+// go on from where they were.
+func (m *Manager) ClearLogs(id string) error {
+	r, _, err := m.ring(id)
+	if err != nil {
+		return err
+	}
+	r.clear()
+	return nil
+}

@@ -97,6 +97,10 @@ type Options struct {
 	// profile ran (see shellinit.go), so a profile resetting PATH cannot
 	// drop it.
 	LauncherDir string
+	// ScrollbackDir keeps each terminal's scrollback when the runtime
+	// shuts down, for a terminal of the next start to show above its new
+	// shell (see [TermSpec.RestoreFrom]); "" keeps none.
+	ScrollbackDir string
 	// ShellInitDir is where the shells' init wrappers are written (needed
 	// with LauncherDir; "" leaves terminals with the PATH of their
 	// environment only).
@@ -118,7 +122,10 @@ type Manager struct {
 	// again (guarded by recMu).
 	recordsFrozen bool
 	own           map[string]record // records of this runtime's live groups
-	closed        bool
+	// saved holds the scrollback of an earlier run's terminals, by id,
+	// until a terminal restores it.
+	saved  map[string]savedScrollback
+	closed bool
 	// trackStop and trackDone run the escapee tracker (see trackOnce);
 	// nil until the first dev server starts.
 	trackStop, trackDone chan struct{}
@@ -130,10 +137,13 @@ type Manager struct {
 // earlier runtime left, keeps the groups still alive as orphans and
 // rewrites the file.
 func New(opts Options) *Manager {
-	m := &Manager{opts: opts, own: map[string]record{}}
+	m := &Manager{opts: opts, own: map[string]record{}, saved: map[string]savedScrollback{}}
 	go loginPATH() // warm the cache; ends within loginPathTimeout
 	if opts.RecordFile != "" {
 		m.sweep()
+	}
+	if opts.ScrollbackDir != "" && m.foreignOwner == 0 {
+		m.loadScrollback()
 	}
 	return m
 }
@@ -208,7 +218,8 @@ func (m *Manager) WaitLogs(ctx context.Context, id string, after int64) ([]LogEn
 	return r.wait(ctx, after)
 }
 
-// Shutdown stops every terminal and, with stopServers, every dev server
+// Shutdown saves every terminal's scrollback (with Options.ScrollbackDir),
+// stops every terminal and, with stopServers, every dev server
 // with the processes that left its session (TERM, then KILL after
 // StopGrace); servers left running stay recorded, with those processes,
 // for the next start's sweep. Starts fail after it.
@@ -231,6 +242,8 @@ func (m *Manager) Shutdown(ctx context.Context, stopServers bool) error {
 			emu.Unlock()
 		}
 	}
+	// Before the shells hear SIGHUP: their last words are not worth keeping.
+	fail(m.saveScrollback(terms))
 	for _, t := range terms {
 		wg.Go(func() { fail(m.CloseTerminal(ctx, t.id)) })
 	}

@@ -172,3 +172,14 @@ func (r *logRing) text() (string, int64) {
 	}
 	return string(b), r.nextSeq
 }
+
+// clear drops every held entry (the next seq stays) and wakes the waiters.
+func (r *logRing) clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.entries)
+	r.entries = r.entries[:0]
+	r.head = 0
+	r.bytes = 0
+	r.signal()
+}

@@ -37,6 +37,9 @@ type Terminal struct {
 	Status    string `json:"status"`
 	CreatedAt int64  `json:"createdAt"`
 	ExitCode  *int   `json:"exitCode"`
+	// RestoredFrom is the terminal of an earlier run whose scrollback
+	// this one began with (omitted when none).
+	RestoredFrom string `json:"restoredFrom,omitempty"`
 }
 
 // TermSpec says what terminal to open ("" / 0 take the defaults: the
@@ -46,6 +49,10 @@ type TermSpec struct {
 	Shell string
 	Cols  int
 	Rows  int
+	// RestoreFrom names a terminal of an earlier run (a tab's terminal
+	// before meith quit): when its scrollback was saved, the new terminal
+	// begins with it and [SessionEndedNote] (see scrollback.go).
+	RestoreFrom string
 }
 
 // Snapshot is a terminal with its replayable scrollback.
@@ -174,6 +181,12 @@ func (m *Manager) CreateTerminal(ctx context.Context, spec TermSpec) (Terminal, 
 	}
 	t.state = Terminal{ID: t.id, Cwd: cwd, Shell: shell, PID: pid, Cols: cols, Rows: rows, Status: StatusRunning, CreatedAt: time.Now().UnixMilli()}
 	t.shellStart = procStartTime(pid)
+	if spec.RestoreFrom != "" {
+		if saved, ok := m.restoreSaved(spec.RestoreFrom); ok {
+			t.log.add(StreamPTY, restoredText(saved.output))
+			t.state.RestoredFrom = spec.RestoreFrom
+		}
+	}
 	m.mu.Lock()
 	m.terms = append(m.terms, t)
 	m.mu.Unlock()
@@ -395,10 +408,14 @@ func (m *Manager) KillTerminal(id, signal string) (Terminal, error) {
 }
 
 // CloseTerminal kills a terminal (SIGHUP, then SIGKILL if the shell is
-// still there after a moment) and forgets it.
+// still there after a moment) and forgets it. For a terminal of an earlier
+// run it discards the saved scrollback.
 func (m *Manager) CloseTerminal(ctx context.Context, id string) error {
 	t, err := m.liveTerm(id)
 	if err != nil {
+		if m.discardSaved(id) {
+			return nil
+		}
 		return err
 	}
 	pgid := t.info().PID

@@ -2,8 +2,10 @@
 // (reference §3.4): create_terminal, list_terminals, write_terminal,
 // resize_terminal, kill_terminal, close_terminal, get_terminal_snapshot,
 // start_dev_server, list_dev_servers, stop_dev_server, get_process_tree,
-// get_process_logs and attach_process_logs — plus restart_dev_server and
-// stop_orphan_process, which the original lacked.
+// get_process_logs and attach_process_logs — plus restart_dev_server,
+// remove_dev_server, clear_process_logs and stop_orphan_process, which the
+// original lacked. create_terminal's restoreFrom starts a terminal below
+// the scrollback an earlier run saved of a tab's terminal.
 //
 // The processes themselves are run by the engine ([process.Manager]): dev
 // servers in their own session and process group with their output kept as
@@ -47,6 +49,9 @@ type CreateTerminalInput struct {
 	Shell string `json:"shell,omitempty" jsonschema:"the shell to run (default: $SHELL)"`
 	Cols  int    `json:"cols,omitempty" jsonschema:"columns" minimum:"1" maximum:"1000" default:"80"`
 	Rows  int    `json:"rows,omitempty" jsonschema:"rows" minimum:"1" maximum:"1000" default:"24"`
+	// RestoreFrom names a terminal of an earlier run: the new one begins
+	// with its saved scrollback.
+	RestoreFrom string `json:"restoreFrom,omitempty" jsonschema:"a terminal of an earlier meith run (term_…, e.g. a tab's terminal before meith quit): its saved output is shown above the new shell; ignored when none was saved"`
 }
 
 // TerminalInput is the input of the tools that take only a terminal.
@@ -81,7 +86,7 @@ type StartDevServerInput struct {
 	Name    string   `json:"name,omitempty" jsonschema:"a display name"`
 }
 
-// DevServerInput is the input of restart_dev_server.
+// DevServerInput is the input of restart_dev_server and remove_dev_server.
 type DevServerInput struct {
 	DevServerID string `json:"devServerId" jsonschema:"the dev server (dev_…)"`
 }
@@ -104,6 +109,11 @@ type AttachInput struct {
 	DevServerID string `json:"devServerId,omitempty" jsonschema:"the dev server (dev_…)"`
 	Cwd         string `json:"cwd,omitempty" jsonschema:"a folder: the newest dev server running in it (or below it)"`
 	Replay      bool   `json:"replay,omitempty" jsonschema:"first replay the lines captured so far" default:"true"`
+}
+
+// ProcessInput is the input of clear_process_logs.
+type ProcessInput struct {
+	ProcessID string `json:"processId" jsonschema:"a dev server (dev_…) or terminal (term_…)"`
 }
 
 // OrphanInput is the input of stop_orphan_process.
@@ -157,6 +167,18 @@ type AttachResult struct {
 	Attached    bool   `json:"attached"`
 }
 
+// RemoveResult is the result of remove_dev_server.
+type RemoveResult struct {
+	DevServerID string `json:"devServerId"`
+	Removed     bool   `json:"removed"`
+}
+
+// ClearLogsResult is the result of clear_process_logs.
+type ClearLogsResult struct {
+	ProcessID string `json:"processId"`
+	Cleared   bool   `json:"cleared"`
+}
+
 // OrphanResult is the result of stop_orphan_process.
 type OrphanResult struct {
 	ID      string `json:"id"`
@@ -190,12 +212,16 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: startsProc, Handler: registry.Handle(t.stopDevServer)},
 		{Name: "restart_dev_server", Description: "Stop a managed dev server and start it again with the same command (the new server has a new id).",
 			Capabilities: startsProc, Handler: registry.Handle(t.restartDevServer)},
+		{Name: "remove_dev_server", Description: "Forget a dev server that has ended, with its captured output (one that still runs must be stopped first).",
+			Capabilities: startsProc, Handler: registry.Handle(t.removeDevServer)},
 		{Name: "get_process_tree", Description: "Return managed child processes (dev servers, terminals, and orphans an earlier run left) with their detected OS subtree and listening ports.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.processTree)},
 		{Name: "stop_orphan_process", Description: "Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan).",
 			Capabilities: startsProc, Handler: registry.Handle(t.stopOrphan)},
 		{Name: "get_process_logs", Description: "Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after).",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.processLogs)},
+		{Name: "clear_process_logs", Description: "Drop the output captured so far of a dev server or terminal (new output is still captured).",
+			Capabilities: startsProc, Handler: registry.Handle(t.clearLogs)},
 		{Name: "attach_process_logs", Description: "Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd.",
 			Capabilities: protocol.ReadOnly(), Timeout: AttachTimeout, Handler: registry.Handle(t.attachLogs)},
 	})
@@ -210,7 +236,7 @@ func (t *tools) createTerminal(ctx context.Context, call *registry.Call, in Crea
 	if err != nil {
 		return process.Terminal{}, err
 	}
-	term, err := t.m.CreateTerminal(ctx, process.TermSpec{Cwd: cwd, Shell: in.Shell, Cols: in.Cols, Rows: in.Rows})
+	term, err := t.m.CreateTerminal(ctx, process.TermSpec{Cwd: cwd, Shell: in.Shell, Cols: in.Cols, Rows: in.Rows, RestoreFrom: in.RestoreFrom})
 	if err != nil {
 		return process.Terminal{}, engineError(err, nil)
 	}
@@ -332,6 +358,28 @@ func (t *tools) restartDevServer(ctx context.Context, call *registry.Call, in De
 		return process.DevServer{}, engineError(err, unknownDevServer(in.DevServerID))
 	}
 	return srv, nil
+}
+
+// removeDevServer is remove_dev_server.
+func (t *tools) removeDevServer(ctx context.Context, call *registry.Call, in DevServerInput) (RemoveResult, error) {
+	if err := required("devServerId", in.DevServerID); err != nil {
+		return RemoveResult{}, err
+	}
+	if err := t.m.RemoveDevServer(in.DevServerID); err != nil {
+		return RemoveResult{}, engineError(err, unknownDevServer(in.DevServerID))
+	}
+	return RemoveResult{DevServerID: in.DevServerID, Removed: true}, nil
+}
+
+// clearLogs is clear_process_logs.
+func (t *tools) clearLogs(ctx context.Context, call *registry.Call, in ProcessInput) (ClearLogsResult, error) {
+	if err := required("processId", in.ProcessID); err != nil {
+		return ClearLogsResult{}, err
+	}
+	if err := t.m.ClearLogs(in.ProcessID); err != nil {
+		return ClearLogsResult{}, engineError(err, unknownProcess(in.ProcessID))
+	}
+	return ClearLogsResult{ProcessID: in.ProcessID, Cleared: true}, nil
 }
 
 // processTree is get_process_tree.

@@ -102,6 +102,7 @@ func TestToolsRegistered(t *testing.T) {
 		"start_dev_server": {sp, net}, "list_dev_servers": {ro}, "stop_dev_server": {sp},
 		"get_process_tree": {ro}, "get_process_logs": {ro}, "attach_process_logs": {ro},
 		"restart_dev_server": {sp}, "stop_orphan_process": {sp},
+		"remove_dev_server": {sp}, "clear_process_logs": {sp},
 	}
 	if got := len(h.reg.Names()); got != len(want) {
 		t.Errorf("registered %d tools (%v), want %d", got, h.reg.Names(), len(want))
@@ -528,4 +529,73 @@ func TestProcessLogsBounded(t *testing.T) {
 	if res := h.call("get_process_logs", `{"processId":"`+srv.ID+`","after":-1}`); res.OK || res.Error.Code != protocol.CodeValidation {
 		t.Errorf("after -1 = %+v, want VALIDATION_ERROR", res.Error)
 	}
+}
+
+// The Processes panel's Remove and Clear output on a stopped dev server.
+func TestRemoveAndClearStoppedDevServer(t *testing.T) {
+	h := setup(t)
+	var srv process.DevServer
+	h.ok("start_dev_server", `{"cwd":".","command":"echo hello; exec sleep 60"}`, &srv)
+	var logs processtools.LogsResult
+	eventually(t, "the output", func() bool {
+		h.ok("get_process_logs", `{"processId":"`+srv.ID+`"}`, &logs)
+		return len(logs.Logs) > 0
+	})
+	// A running server is not removed.
+	if res := h.call("remove_dev_server", `{"devServerId":"`+srv.ID+`"}`); res.OK || res.Error.Code != protocol.CodeValidation {
+		t.Fatalf("remove_dev_server of a running server = %+v", res)
+	}
+	h.ok("stop_dev_server", `{"devServerId":"`+srv.ID+`"}`, nil)
+
+	var cleared processtools.ClearLogsResult
+	h.ok("clear_process_logs", `{"processId":"`+srv.ID+`"}`, &cleared)
+	h.ok("get_process_logs", `{"processId":"`+srv.ID+`"}`, &logs)
+	if !cleared.Cleared || len(logs.Logs) != 0 || logs.NextSeq < 2 {
+		t.Errorf("after clear_process_logs %+v: logs %+v, next %d", cleared, logs.Logs, logs.NextSeq)
+	}
+
+	var removed processtools.RemoveResult
+	h.ok("remove_dev_server", `{"devServerId":"`+srv.ID+`"}`, &removed)
+	var list []process.DevServer
+	h.ok("list_dev_servers", `{}`, &list)
+	if removed != (processtools.RemoveResult{DevServerID: srv.ID, Removed: true}) || len(list) != 0 {
+		t.Errorf("remove_dev_server = %+v, list %+v", removed, list)
+	}
+	if res := h.call("remove_dev_server", `{"devServerId":"`+srv.ID+`"}`); res.OK || res.Error.Code != protocol.CodeToolFailed {
+		t.Errorf("remove_dev_server again = %+v", res)
+	}
+}
+
+// create_terminal restores the scrollback an earlier run saved.
+func TestCreateTerminalRestoresScrollback(t *testing.T) {
+	dir := t.TempDir()
+	m := process.New(process.Options{ScrollbackDir: dir})
+	old, err := m.CreateTerminal(context.Background(), process.TermSpec{Shell: "/bin/sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.WriteTerminal(old.ID, "echo kept-$((6*7))\r")
+	eventually(t, "the echo", func() bool {
+		s, _ := m.TerminalSnapshot(old.ID)
+		return strings.Contains(s.Buffer, "kept-42")
+	})
+	if err := m.Shutdown(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+
+	h := setup(t)
+	h.m = process.New(process.Options{ScrollbackDir: dir})
+	t.Cleanup(func() { _ = h.m.Shutdown(context.Background(), true) })
+	h.reg = registry.New(registry.Options{})
+	processtools.Register(h.reg, processtools.Deps{Manager: h.m})
+	var term process.Terminal
+	h.ok("create_terminal", `{"shell":"/bin/sh","restoreFrom":"`+old.ID+`"}`, &term)
+	if term.RestoredFrom != old.ID {
+		t.Fatalf("create_terminal = %+v", term)
+	}
+	var snap process.Snapshot
+	eventually(t, "the old output", func() bool {
+		h.ok("get_terminal_snapshot", `{"terminalId":"`+term.ID+`"}`, &snap)
+		return strings.Contains(snap.Buffer, "kept-42") && strings.Contains(snap.Buffer, process.SessionEndedNote)
+	})
 }

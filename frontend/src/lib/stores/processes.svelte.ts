@@ -65,6 +65,8 @@ export class ProcessesStore {
   selectedId = $state('');
   /** Pending "open in browser" offers. */
   offers = $state<PortOffer[]>([]);
+  /** How many times each process's output was cleared (a view of it starts over when this changes). */
+  clears = $state<Record<string, number>>({});
 
   /** Dev servers newest first. */
   sorted = $derived(newestFirst(this.servers));
@@ -101,6 +103,7 @@ export class ProcessesStore {
     this.loaded = false;
     this.selectedId = '';
     this.offers = [];
+    this.clears = {};
     this.ports = null;
     this.tabTerminals = null;
   }
@@ -259,6 +262,18 @@ export class ProcessesStore {
     const s = await this.act<DevServer>('restart_dev_server', { devServerId: id });
     if (s && wasShown) this.select(s.id);
     return s;
+  }
+
+  /** Forgets an ended dev server and its output (the Processes panel's Remove). */
+  async removeDevServer(id: string): Promise<boolean> {
+    return (await this.act<unknown>('remove_dev_server', { devServerId: id })) !== undefined;
+  }
+
+  /** Drops a process's output captured so far; views of it start over. */
+  async clearOutput(id: string): Promise<boolean> {
+    const ok = (await this.act<unknown>('clear_process_logs', { processId: id })) !== undefined;
+    if (ok) this.clears = { ...this.clears, [id]: (this.clears[id] ?? 0) + 1 };
+    return ok;
   }
 
   async closeTerminal(id: string): Promise<boolean> {

@@ -591,6 +591,16 @@ export interface CheckpointRestoreOutput {
 }
 
 /**
+ * ClearLogsResult is the result of clear_process_logs.
+ *
+ * (Go: processtools.ClearLogsResult)
+ */
+export interface ClearLogsResult {
+  processId: string;
+  cleared: boolean;
+}
+
+/**
  * ClickResult is the result of click_element.
  *
  * (Go: browsertools.ClickResult)
@@ -806,6 +816,11 @@ export interface CreateTerminalInput {
   cols?: number;
   /** rows */
   rows?: number;
+  /**
+   * RestoreFrom names a terminal of an earlier run: the new one begins
+   * with its saved scrollback.
+   */
+  restoreFrom?: string;
 }
 
 /**
@@ -996,7 +1011,7 @@ export interface DevServer {
 }
 
 /**
- * DevServerInput is the input of restart_dev_server.
+ * DevServerInput is the input of restart_dev_server and remove_dev_server.
  *
  * (Go: processtools.DevServerInput)
  */
@@ -2116,6 +2131,16 @@ export interface ProcessInfo {
 }
 
 /**
+ * ProcessInput is the input of clear_process_logs.
+ *
+ * (Go: processtools.ProcessInput)
+ */
+export interface ProcessInput {
+  /** a dev server (dev_…) or terminal (term_…) */
+  processId: string;
+}
+
+/**
  * LogEntry is one line of a dev server (or one chunk of a terminal's
  * output, stream "pty").
  *
@@ -2275,6 +2300,16 @@ export interface ReleaseInput {
   owner?: unknown;
   /** ignored: only the owner releases a tab (kept so older clients still validate) */
   force?: unknown;
+}
+
+/**
+ * RemoveResult is the result of remove_dev_server.
+ *
+ * (Go: processtools.RemoveResult)
+ */
+export interface RemoveResult {
+  devServerId: string;
+  removed: boolean;
 }
 
 /**
@@ -2801,6 +2836,7 @@ export interface Snapshot {
   status: string;
   createdAt: number;
   exitCode: number | null;
+  restoredFrom?: string;
   buffer: string;
   nextSeq: number;
 }
@@ -3073,6 +3109,11 @@ export interface Terminal {
   status: string;
   createdAt: number;
   exitCode: number | null;
+  /**
+   * RestoredFrom is the terminal of an earlier run whose scrollback
+   * this one began with (omitted when none).
+   */
+  restoredFrom?: string;
 }
 
 /**
@@ -3456,6 +3497,7 @@ export type ToolName =
   | 'browser_use_end'
   | 'browser_use_start'
   | 'cdp_command'
+  | 'clear_process_logs'
   | 'click_element'
   | 'close_browser_tab'
   | 'close_space'
@@ -3519,6 +3561,7 @@ export type ToolName =
   | 'project_start_dev_server'
   | 'project_stop_dev_server'
   | 'refresh'
+  | 'remove_dev_server'
   | 'resize_terminal'
   | 'restart_dev_server'
   | 'scroll_page'
@@ -3600,6 +3643,8 @@ export interface ToolTypes {
   browser_use_start: { input: BrowserTabInput; output: BrowserTab };
   /** Issue a raw Chrome DevTools Protocol command against a tab (e.g. Page.navigate, Runtime.evaluate). Treated as browser control. */
   cdp_command: { input: CDPInput; output: CDPResult };
+  /** Drop the output captured so far of a dev server or terminal (new output is still captured). */
+  clear_process_logs: { input: ProcessInput; output: ClearLogsResult };
   /** Click an element by an id from the latest get_browser_state. */
   click_element: { input: ElementInput; output: ClickResult };
   /** Close a browser tab and destroy its live view. */
@@ -3726,6 +3771,8 @@ export interface ToolTypes {
   project_stop_dev_server: { input: StopInput; output: StopServersResult };
   /** Reload a browser tab. */
   refresh: { input: BrowserTabInput; output: BrowserTab };
+  /** Forget a dev server that has ended, with its captured output (one that still runs must be stopped first). */
+  remove_dev_server: { input: DevServerInput; output: RemoveResult };
   /** Resize a terminal's PTY viewport. */
   resize_terminal: { input: ResizeTerminalInput; output: Terminal };
   /** Stop a managed dev server and start it again with the same command (the new server has a new id). */

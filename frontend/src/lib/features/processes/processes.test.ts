@@ -42,7 +42,11 @@ vi.mock('../../bridge', async (importOriginal) => {
           return { ok: true, content: { id: 'btab_new', spaceId: 'space_1', url: args.url, title: '', active: true, pane: 'primary' } };
         case 'restart_dev_server':
           return { ok: true, content: { ...fake.servers[0], id: 'dev_restarted' } };
+        case 'remove_dev_server':
+          fake.servers = fake.servers.filter((x) => x.id !== args.devServerId);
+          return { ok: true, content: { devServerId: args.devServerId, removed: true } };
         case 'stop_dev_server':
+        case 'clear_process_logs':
         case 'close_terminal':
         case 'stop_orphan_process':
         case 'refresh':
@@ -272,6 +276,75 @@ describe('processes panel', () => {
     rowButton('orph_1', 'Really stop?').click();
     await settle();
     expect(used('stop_orphan_process')).toEqual([{ id: 'orph_1' }]);
+  });
+
+  /** The action slots of a row: the button in each ('' for an empty slot). */
+  const slots = (id: string) =>
+    [...row(id).querySelectorAll('td.actions .slot')].map((el) => el.querySelector('button')?.textContent?.trim() ?? '');
+
+  it('keeps every action in its slot: a stop never puts Restart or Remove under the cursor', async () => {
+    show(ProcessesPanel);
+    await settle();
+    const before = slots('dev_1');
+    const stopAt = before.indexOf('Stop');
+    const restartAt = before.indexOf('Restart');
+    expect(stopAt).toBeGreaterThanOrEqual(0);
+    expect(restartAt).toBeGreaterThanOrEqual(0);
+    expect(slots('term_1').length).toBe(before.length);
+    expect(slots('term_1').indexOf('Close')).toBe(stopAt);
+
+    fake.servers = [server({ status: 'stopped', signal: 'SIGTERM', port: 3000 })];
+    fake.tree = fake.tree.filter((p) => p.id !== 'dev_1');
+    rowButton('dev_1', 'Stop').click();
+    await settle();
+    const after = slots('dev_1');
+    expect(after.length).toBe(before.length);
+    expect(after[stopAt]).toBe(''); // a second click of a double-click hits nothing
+    expect(after.indexOf('Restart')).toBe(restartAt);
+  });
+
+  it('a stopped row loses Open, its pid and its port, and offers Remove and Clear output', async () => {
+    fake.servers = [server({ status: 'exited', exitCode: 0, port: 3000 })];
+    fake.terminals = [{ ...fake.terminals[0], status: 'exited', exitCode: 0 }];
+    fake.tree = fake.tree.filter((p) => p.kind === 'orphan');
+    show(ProcessesPanel);
+    await settle();
+    const dev = row('dev_1');
+    expect(rowButton('dev_1', /^Open/)).toBeUndefined();
+    expect(dev.querySelector('.ports')?.textContent?.trim()).toBe('—');
+    expect(dev.querySelector('.pid')?.textContent?.trim()).toBe('—');
+    expect(rowButton('term_1', /^Open/)).toBeUndefined();
+
+    rowButton('dev_1', 'Clear').click();
+    await settle();
+    expect(used('clear_process_logs')).toEqual([{ processId: 'dev_1' }]);
+    rowButton('dev_1', 'Remove').click();
+    await settle();
+    expect(used('remove_dev_server')).toEqual([{ devServerId: 'dev_1' }]);
+    expect(row('dev_1')).toBeNull();
+    rowButton('term_1', 'Remove').click();
+    await settle();
+    expect(used('close_terminal')).toEqual([{ terminalId: 'term_1' }]);
+  });
+
+  it('shows the command in the Command column, the name apart', async () => {
+    fake.servers = [server({ name: 'shop', command: 'npm', args: ['run', 'dev'] })];
+    show(ProcessesPanel);
+    await settle();
+    expect(row('dev_1').querySelector('.cmd code')?.textContent).toBe('npm run dev');
+    expect(row('dev_1').querySelector('.cmd .name')?.textContent).toBe('shop');
+    expect(row('term_1').querySelector('.cmd code')?.textContent).toBe('/bin/bash');
+    expect(row('term_1').querySelector('.cmd .name')).toBeNull();
+  });
+
+  it('gives every column but Command a fixed width', async () => {
+    show(ProcessesPanel);
+    await settle();
+    const cols = [...document.querySelectorAll('table colgroup col')] as HTMLTableColElement[];
+    expect(cols.length).toBe(document.querySelectorAll('table thead th').length);
+    const widths = cols.map((c) => c.style.width);
+    expect(widths.filter((w) => /^\d+px$/.test(w)).length).toBe(cols.length - 1);
+    expect(widths[1]).toBe('');
   });
 
   it('runs a dev server from the Run form in the space folder and shows its output', async () => {

@@ -7,6 +7,8 @@ const fake = vi.hoisted(() => ({
   calls: [] as { tool: string; args: Record<string, unknown> }[],
   seq: 0,
   failBind: false,
+  /** Terminals of an earlier run whose scrollback the engine saved. */
+  saved: new Set<string>(),
 }));
 vi.mock('../../bridge', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../bridge')>();
@@ -22,8 +24,10 @@ vi.mock('../../bridge', async (importOriginal) => {
       switch (tool) {
         case 'create_terminal': {
           const nid = `term_${++fake.seq}`;
-          fake.terminals.set(nid, { status: 'running', buffer: '', nextSeq: 1 });
-          return { ok: true, content: session(nid) };
+          const from = String(args.restoreFrom ?? '');
+          const restored = fake.saved.delete(from);
+          fake.terminals.set(nid, { status: 'running', buffer: restored ? 'old output' : '', nextSeq: restored ? 2 : 1 });
+          return { ok: true, content: restored ? { ...session(nid), restoredFrom: from } : session(nid) };
         }
         case 'get_terminal_snapshot': {
           const t = fake.terminals.get(id);
@@ -42,7 +46,7 @@ vi.mock('../../bridge', async (importOriginal) => {
   };
 });
 
-const { attach, reattach, restart, SessionError } = await import('./session');
+const { attach, reattach, restart, restoreNote, SessionError } = await import('./session');
 
 const tab = (terminalId: string | null): WorkspaceTab => ({
   id: 'wtab_1', spaceId: 's', kind: 'terminal', title: 'Terminal', cwd: '/home/me/shop', active: true, pane: 'primary', terminalId,
@@ -55,6 +59,7 @@ beforeEach(() => {
   fake.calls = [];
   fake.seq = 0;
   fake.failBind = false;
+  fake.saved.clear();
 });
 
 describe('terminal sessions', () => {
@@ -72,9 +77,23 @@ describe('terminal sessions', () => {
     expect(a).toMatchObject({ terminal: { id: 'term_1' }, buffer: '', after: 0 });
     expect(fake.calls.map((c) => [c.tool, c.args])).toEqual([
       ['get_terminal_snapshot', { terminalId: 'term_from_an_earlier_run' }],
-      ['create_terminal', { cwd: '/home/me/shop', cols: 100, rows: 30 }],
+      ['create_terminal', { cwd: '/home/me/shop', cols: 100, rows: 30, restoreFrom: 'term_from_an_earlier_run' }],
       ['set_workspace_tab_terminal', { tabId: 'wtab_1', terminalId: 'term_1' }],
     ]);
+    expect(a.restored).toBe(false);
+    expect(restoreNote(a)).toBe('');
+  });
+
+  it('after a restart, starts the new shell below the saved scrollback and says the session ended with meith, without an id', async () => {
+    fake.saved.add('term_before_quit');
+    const a = await attach(tab('term_before_quit'), { cols: 100, rows: 30 });
+    expect(a.restored).toBe(true);
+    expect(a.terminal.id).toBe('term_1');
+    // The saved output is the new terminal's first entry: pulled from seq 0, not skipped.
+    expect(a.after).toBe(0);
+    expect(restoreNote(a)).toBe("This terminal's session ended when meith quit. Its output is kept above the new shell.");
+    expect(restoreNote(a)).not.toMatch(/term_/);
+    expect(fake.calls.find((c) => c.tool === 'set_workspace_tab_terminal')?.args).toEqual({ tabId: 'wtab_1', terminalId: 'term_1' });
   });
 
   it('starts one terminal for two views of the same tab attaching at once', async () => {
@@ -102,7 +121,8 @@ describe('terminal sessions', () => {
   it('follows a terminal by id without ever starting one', async () => {
     fake.terminals.set('term_other', { status: 'running', buffer: 'x', nextSeq: 3 });
     await expect(reattach('term_other')).resolves.toMatchObject({ terminal: { id: 'term_other' }, after: 2 });
-    await expect(reattach('term_gone')).rejects.toThrow('is gone');
+    await expect(reattach('term_gone')).rejects.toThrow('This terminal was closed.');
+    await expect(reattach('term_gone')).rejects.not.toThrow(/term_gone/);
     expect(tools()).not.toContain('create_terminal');
   });
 });

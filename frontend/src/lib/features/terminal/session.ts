@@ -1,7 +1,9 @@
 // A terminal tab's session: the tab keeps the id of its terminal
 // (set_workspace_tab_terminal); opening the tab reuses that terminal when
 // the engine still has it (its scrollback is replayed), else it starts a
-// new one in the tab's folder and binds it.
+// new one in the tab's folder and binds it. A terminal of an earlier run
+// (meith quit since) is named as restoreFrom: the engine saved its
+// scrollback at shutdown and the new shell starts below it.
 
 import { call, type TerminalSession, type TerminalSnapshot, type WorkspaceTab } from '../../bridge';
 import { resultError } from '../../stores/toasts.svelte';
@@ -13,6 +15,13 @@ export interface Attached {
   buffer: string;
   /** Pull the output after this seq. */
   after: number;
+  /** The terminal began with the scrollback of the tab's terminal before meith quit. */
+  restored: boolean;
+}
+
+/** What a view says about a restored session ('' when it is not one); never names an id. */
+export function restoreNote(a: Pick<Attached, 'restored'>): string {
+  return a.restored ? "This terminal's session ended when meith quit. Its output is kept above the new shell." : '';
 }
 
 // One attach per tab at a time: a view remounted while the first attach
@@ -32,12 +41,13 @@ async function snapshot(terminalId: string): Promise<Attached | null> {
   const r = await call<TerminalSnapshot>('get_terminal_snapshot', { terminalId });
   if (!r.ok || !r.content) return null; // unknown: closed, or from an earlier run
   const { buffer, nextSeq, ...terminal } = r.content;
-  return { terminal, buffer: buffer ?? '', after: Math.max(0, (nextSeq ?? 0) - 1) };
+  return { terminal, buffer: buffer ?? '', after: Math.max(0, (nextSeq ?? 0) - 1), restored: false };
 }
 
-async function create(tab: WorkspaceTab, size: { cols: number; rows: number }): Promise<Attached> {
+async function create(tab: WorkspaceTab, size: { cols: number; rows: number }, restoreFrom = ''): Promise<Attached> {
   const args: Record<string, unknown> = { cwd: tab.cwd || '~' };
   if (size.cols > 0 && size.rows > 0) Object.assign(args, { cols: size.cols, rows: size.rows });
+  if (restoreFrom) args.restoreFrom = restoreFrom;
   const terminal = await tool<TerminalSession>('create_terminal', args);
   try {
     await tool('set_workspace_tab_terminal', { tabId: tab.id, terminalId: terminal.id });
@@ -46,7 +56,7 @@ async function create(tab: WorkspaceTab, size: { cols: number; rows: number }): 
     void call('close_terminal', { terminalId: terminal.id });
     throw err;
   }
-  return { terminal, buffer: '', after: 0 };
+  return { terminal, buffer: '', after: 0, restored: !!terminal.restoredFrom };
 }
 
 /** Attaches to the tab's terminal, starting one when it has none (or the engine forgot it). */
@@ -57,6 +67,8 @@ export function attach(tab: WorkspaceTab, size: { cols: number; rows: number }):
     if (tab.terminalId) {
       const s = await snapshot(tab.terminalId);
       if (s) return s;
+      // Unknown now: from before meith quit (its saved output comes back), or closed.
+      return create(tab, size, tab.terminalId);
     }
     return create(tab, size);
   })().finally(() => inflight.delete(tab.id));
@@ -67,7 +79,7 @@ export function attach(tab: WorkspaceTab, size: { cols: number; rows: number }):
 /** Attaches to a terminal the engine runs (never starts one); SessionError when it does not know it. */
 export async function reattach(terminalId: string): Promise<Attached> {
   const s = await snapshot(terminalId);
-  if (!s) throw new SessionError(`The terminal ${terminalId} is gone.`);
+  if (!s) throw new SessionError('This terminal was closed.');
   return s;
 }
 
