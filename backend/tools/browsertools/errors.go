@@ -23,6 +23,10 @@ func (t *tools) engineError(id string, err error) error {
 			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
 				Message: fmt.Sprintf("browser tab %s: page not responding (no answer within %s; a script may be stuck in a loop): refresh the tab or close it (close_browser_tab)", id, nr.After),
 				Details: map[string]any{"tabId": id, "reason": "page_not_responding"}}
+		case browser.IsNoDialog(err):
+			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
+				Message: fmt.Sprintf("browser tab %s has no open dialog to answer (get_browser_dialog shows it when one opens)", id),
+				Details: map[string]any{"tabId": id, "reason": "no_dialog"}}
 		case browser.IsNotFound(err):
 			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
 				Message: "no Chromium found to run browser tabs: install Chromium: apt-get install chromium, or set MEITH_CHROME to its executable (" + err.Error() + ")"}
