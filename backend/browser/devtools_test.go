@@ -91,6 +91,11 @@ func TestNetworkRequestDetails(t *testing.T) {
 		}
 		return false
 	})
+	for _, n := range tab.Network(0) {
+		if want := strings.HasSuffix(n.URL, "/fetcher"); n.Navigation != want {
+			t.Errorf("%s: navigation = %v, want %v", n.URL, n.Navigation, want)
+		}
+	}
 	if api.Method != "POST" || api.Status != 201 || api.StatusText != "Created" || api.MimeType != "application/json" {
 		t.Errorf("the API request: %s %d %q %q", api.Method, api.Status, api.StatusText, api.MimeType)
 	}

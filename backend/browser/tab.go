@@ -333,7 +333,7 @@ func (t *Tab) onEvent(ev any) {
 			t.addConsole(ConsoleEntry{Level: consoleLevel(string(en.Level)), Text: en.Text, Source: string(en.Source)})
 		}
 	case *network.EventRequestWillBeSent:
-		t.onRequest(e)
+		t.onRequest(e, mainFrame)
 	case *network.EventResponseReceived:
 		t.onResponse(e)
 	case *network.EventRequestWillBeSentExtraInfo:
@@ -580,13 +580,14 @@ func (t *Tab) addConsole(e ConsoleEntry) {
 	t.mu.Unlock()
 }
 
-func (t *Tab) onRequest(e *network.EventRequestWillBeSent) {
+func (t *Tab) onRequest(e *network.EventRequestWillBeSent, mainFrame cdp.FrameID) {
 	if e.Request == nil || strings.HasPrefix(e.Request.URL, "data:") {
 		return
 	}
 	en := NetworkEntry{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL,
 		ResourceType: string(e.Type), StartedAt: time.Now().UnixMilli(), PageURL: e.DocumentURL,
-		RequestHeaders: boundedHeaders(e.Request.Headers)}
+		RequestHeaders: boundedHeaders(e.Request.Headers),
+		Navigation:     e.Type == network.ResourceTypeDocument && e.FrameID == mainFrame}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if seq, ok := t.requests[e.RequestID]; ok && e.RedirectResponse != nil {

@@ -99,6 +99,10 @@ type NetworkEntry struct {
 	ErrorText    string  `json:"errorText,omitempty"`
 	// PageURL is the document the request belongs to.
 	PageURL string `json:"pageUrl,omitempty"`
+	// Navigation marks the main frame's document requests: a new page
+	// starts there (the devtools panels clear at it unless they preserve
+	// the log).
+	Navigation bool `json:"navigation,omitempty"`
 	// StatusText, MimeType, Protocol and RemoteAddress describe the
 	// response; FromCache says it came from a cache.
 	StatusText    string `json:"statusText,omitempty"`

@@ -1807,6 +1807,12 @@ export interface NetworkEntry {
   /** PageURL is the document the request belongs to. */
   pageUrl?: string;
   /**
+   * Navigation marks the main frame's document requests: a new page
+   * starts there (the devtools panels clear at it unless they preserve
+   * the log).
+   */
+  navigation?: boolean;
+  /**
    * StatusText, MimeType, Protocol and RemoteAddress describe the
    * response; FromCache says it came from a cache.
    */
