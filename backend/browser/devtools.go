@@ -78,6 +78,39 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	return nil
 }
 
+// leaveDialog closes the page's open dialog (Cancel) before a navigation
+// that the user or an agent asked for: leaving a page ends its dialogs, as
+// in Chrome, and the page could not navigate while one waits. A script
+// that opens another dialog right away gets it closed too (at most
+// maxLeftDialogs, each looked for during leaveDialogWait).
+func (t *Tab) leaveDialog(ctx context.Context) {
+	for range maxLeftDialogs {
+		d := t.Dialog()
+		if d == nil {
+			return
+		}
+		gen := t.dialogGeneration()
+		if err := t.HandleDialog(ctx, false, ""); err != nil {
+			return
+		}
+		t.addConsole(ConsoleEntry{Level: "info", Text: fmt.Sprintf("%s dialog closed: the page was left", d.Type), Source: "dialog"})
+		// Wait for the close (and perhaps the script's next dialog).
+		deadline := time.Now().Add(leaveDialogWait)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			if g := t.dialogGeneration(); g >= gen+2 || (g > gen && t.Dialog() == nil && time.Now().After(deadline.Add(-leaveDialogWait/2))) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// Bounds of leaveDialog.
+const (
+	maxLeftDialogs  = 8
+	leaveDialogWait = 150 * time.Millisecond
+)
+
 // onDialogOpening records a page's dialog until somebody answers it (the
 // page waits; it is never answered for the user).
 func (t *Tab) onDialogOpening(e *page.EventJavascriptDialogOpening) {

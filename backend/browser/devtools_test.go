@@ -228,3 +228,16 @@ func TestLinkAt(t *testing.T) {
 		t.Errorf("answering without a dialog: %v, want a NoDialogError", err)
 	}
 }
+
+func TestNavigatingAwayEndsAnOpenDialog(t *testing.T) {
+	m := manager(t)
+	srv := devtoolsServer(t)
+	tab := open(t, m, "space:devtools", srv.URL+"/dialogs")
+	waitFor(t, "the alert", func() bool { return tab.Dialog() != nil })
+	ctx := ctxT(t)
+	info, err := tab.Navigate(ctx, srv.URL+"/objects")
+	if err != nil || info.Title != "Objects" {
+		t.Fatalf("navigate away from an open alert: %+v, %v", info, err)
+	}
+	waitFor(t, "the dialog to be forgotten", func() bool { return tab.Dialog() == nil })
+}

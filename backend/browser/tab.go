@@ -464,6 +464,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 	}
 	t.op.Lock()
 	defer t.op.Unlock()
+	t.leaveDialog(ctx)
 	ch := t.loadWaiter()
 	t.update(func(p *PageInfo) { p.LoadState = LoadLoading; p.ErrorText = ""; p.URL = url })
 	res, err := cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: url})
@@ -501,6 +502,7 @@ func (t *Tab) history(ctx context.Context, step int64) (PageInfo, error) {
 	if err != nil {
 		return t.Info(), t.fail("history", err)
 	}
+	t.leaveDialog(ctx)
 	i := hist.CurrentIndex + step
 	if i < 0 || i >= int64(len(hist.Entries)) {
 		dir := "back"
@@ -522,6 +524,7 @@ func (t *Tab) history(ctx context.Context, step int64) (PageInfo, error) {
 func (t *Tab) Reload(ctx context.Context) (PageInfo, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
+	t.leaveDialog(ctx)
 	ch := t.loadWaiter()
 	if _, err := cdp.Call(ctx, t.target, page.Reload, page.ReloadParams{}); err != nil {
 		return t.Info(), t.fail("reload", err)

@@ -47,6 +47,11 @@ func TestDialogTools(t *testing.T) {
 	if d.TabID != tab.ID || d.Dialog.Message != "proceed?" {
 		t.Errorf("get_browser_dialog = %+v", d)
 	}
+	// A call the page must answer says what it waits on.
+	msg, _ := c.fail(renderer, "get_browser_state", map[string]any{"tabId": tab.ID}, protocol.CodeToolFailed)
+	if !strings.Contains(msg, "confirm dialog") || !strings.Contains(msg, "browser_handle_dialog") {
+		t.Errorf("a call while a dialog is open: %q", msg)
+	}
 	// An agent must claim the tab before it answers for it.
 	c.fail(agent("sess_1"), "browser_handle_dialog", map[string]any{"tabId": tab.ID, "accept": true}, protocol.CodePermissionDenied)
 	c.ok(renderer, "browser_handle_dialog", map[string]any{"tabId": tab.ID, "accept": true}, nil)
@@ -67,7 +72,7 @@ func TestDialogTools(t *testing.T) {
 	if d.Dialog != nil {
 		t.Errorf("a dialog is still open: %+v", d.Dialog)
 	}
-	msg, _ := c.fail(renderer, "browser_handle_dialog", map[string]any{"tabId": tab.ID, "accept": false}, protocol.CodeToolFailed)
+	msg, _ = c.fail(renderer, "browser_handle_dialog", map[string]any{"tabId": tab.ID, "accept": false}, protocol.CodeToolFailed)
 	if !strings.Contains(msg, "no open dialog") {
 		t.Errorf("answering without a dialog: %q", msg)
 	}
