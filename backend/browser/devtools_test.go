@@ -117,7 +117,9 @@ func TestNetworkRequestDetails(t *testing.T) {
 	if got := api.ResponseHeaders["Set-Cookie"]; got != RedactedHeader {
 		t.Errorf("response header Set-Cookie = %q, want it redacted (headers %v)", got, api.ResponseHeaders)
 	}
-	if api.DurationMs < 0 || api.WaitMs < 0 || api.WaitMs > api.DurationMs+1 {
+	// Chromium measures the wait; the duration is meith's own clock between
+	// events, so they are not compared.
+	if api.DurationMs < 0 || api.WaitMs <= 0 {
 		t.Errorf("timing: duration %v ms, wait %v ms", api.DurationMs, api.WaitMs)
 	}
 }
