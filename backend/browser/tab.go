@@ -74,6 +74,8 @@ type Tab struct {
 	console   ring[ConsoleEntry]
 	network   ring[NetworkEntry]
 	requests  map[network.RequestID]int // request id → sequence in the network ring
+	dialog    *Dialog                   // the page's open JavaScript dialog, nil none
+	dialogGen uint64                    // counts the changes of dialog
 
 	changed  chan struct{} // info changed: the loop calls OnChange
 	castMode chan struct{} // the screencast should send motion frames
@@ -130,6 +132,7 @@ func (t *Tab) markDead() {
 		return
 	}
 	t.gone = true
+	t.dialog = nil
 	for _, w := range t.loadWaits {
 		close(w)
 	}
@@ -281,11 +284,11 @@ func (t *Tab) onEvent(ev any) {
 			t.loadDone()
 		}
 	case *page.EventJavascriptDialogOpening:
-		t.addConsole(ConsoleEntry{Level: "info", Text: fmt.Sprintf("%s dialog: %s", e.Type, e.Message), Source: "dialog"})
-		// Nobody can answer a dialog in a headless page: accept alerts and
-		// leave-page prompts, dismiss the rest, so the page never hangs.
-		accept := e.Type == page.DialogTypeAlert || e.Type == page.DialogTypeBeforeunload
-		go cdp.Call(t.ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+		// The page waits until somebody answers (the pane's sheet, or
+		// browser_handle_dialog); nothing answers for the user.
+		t.onDialogOpening(e)
+	case *page.EventJavascriptDialogClosed:
+		t.setDialog(nil)
 	case *fetch.EventRequestPaused:
 		go t.screenRequest(e)
 	case *page.EventScreencastFrame:
@@ -330,10 +333,15 @@ func (t *Tab) onEvent(ev any) {
 			t.addConsole(ConsoleEntry{Level: consoleLevel(string(en.Level)), Text: en.Text, Source: string(en.Source)})
 		}
 	case *network.EventRequestWillBeSent:
-		t.onRequest(e)
+		t.onRequest(e, mainFrame)
 	case *network.EventResponseReceived:
 		t.onResponse(e)
+	case *network.EventRequestWillBeSentExtraInfo:
+		t.onExtraHeaders(e.RequestID, e.Headers, false)
+	case *network.EventResponseReceivedExtraInfo:
+		t.onExtraHeaders(e.RequestID, e.Headers, true)
 	case *network.EventLoadingFinished:
+		t.onRequestSize(e.RequestID, int64(e.EncodedDataLength))
 		t.onRequestEnd(e.RequestID, "", false)
 	case *network.EventLoadingFailed:
 		errText := t.onRequestEnd(e.RequestID, e.ErrorText, e.Canceled)
@@ -456,6 +464,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) (PageInfo, error) {
 	}
 	t.op.Lock()
 	defer t.op.Unlock()
+	t.leaveDialog(ctx)
 	ch := t.loadWaiter()
 	t.update(func(p *PageInfo) { p.LoadState = LoadLoading; p.ErrorText = ""; p.URL = url })
 	res, err := cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: url})
@@ -493,6 +502,7 @@ func (t *Tab) history(ctx context.Context, step int64) (PageInfo, error) {
 	if err != nil {
 		return t.Info(), t.fail("history", err)
 	}
+	t.leaveDialog(ctx)
 	i := hist.CurrentIndex + step
 	if i < 0 || i >= int64(len(hist.Entries)) {
 		dir := "back"
@@ -514,6 +524,7 @@ func (t *Tab) history(ctx context.Context, step int64) (PageInfo, error) {
 func (t *Tab) Reload(ctx context.Context) (PageInfo, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
+	t.leaveDialog(ctx)
 	ch := t.loadWaiter()
 	if _, err := cdp.Call(ctx, t.target, page.Reload, page.ReloadParams{}); err != nil {
 		return t.Info(), t.fail("reload", err)
@@ -560,32 +571,6 @@ func consoleLevel(l string) string {
 	return "log"
 }
 
-// remoteObjectsText renders console arguments the way a console shows them.
-func remoteObjectsText(args []*runtime.RemoteObject) string {
-	parts := make([]string, 0, len(args))
-	for _, a := range args {
-		switch {
-		case a == nil:
-		case a.Type == runtime.RemoteObjectTypeString:
-			var s string
-			if err := jsonUnmarshal(a.Value, &s); err == nil {
-				parts = append(parts, s)
-			} else {
-				parts = append(parts, string(a.Value))
-			}
-		case len(a.Value) > 0:
-			parts = append(parts, string(a.Value))
-		case a.UnserializableValue != "":
-			parts = append(parts, string(a.UnserializableValue))
-		case a.Description != "":
-			parts = append(parts, a.Description)
-		default:
-			parts = append(parts, string(a.Type))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 func (t *Tab) addConsole(e ConsoleEntry) {
 	if e.TS == 0 {
 		e.TS = time.Now().UnixMilli()
@@ -598,12 +583,14 @@ func (t *Tab) addConsole(e ConsoleEntry) {
 	t.mu.Unlock()
 }
 
-func (t *Tab) onRequest(e *network.EventRequestWillBeSent) {
+func (t *Tab) onRequest(e *network.EventRequestWillBeSent, mainFrame cdp.FrameID) {
 	if e.Request == nil || strings.HasPrefix(e.Request.URL, "data:") {
 		return
 	}
 	en := NetworkEntry{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL,
-		ResourceType: string(e.Type), StartedAt: time.Now().UnixMilli(), PageURL: e.DocumentURL}
+		ResourceType: string(e.Type), StartedAt: time.Now().UnixMilli(), PageURL: e.DocumentURL,
+		RequestHeaders: boundedHeaders(e.Request.Headers),
+		Navigation:     e.Type == network.ResourceTypeDocument && e.FrameID == mainFrame}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if seq, ok := t.requests[e.RequestID]; ok && e.RedirectResponse != nil {
@@ -627,7 +614,46 @@ func (t *Tab) onResponse(e *network.EventResponseReceived) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if seq, ok := t.requests[e.RequestID]; ok {
-		t.network.update(seq, func(p *NetworkEntry) { p.Status = int(e.Response.Status) })
+		r := e.Response
+		t.network.update(seq, func(p *NetworkEntry) {
+			p.Status = int(r.Status)
+			p.StatusText = clip(r.StatusText, 256)
+			p.MimeType = clip(r.MimeType, 256)
+			p.Protocol = clip(r.Protocol, 32)
+			p.RemoteAddress = clip(r.RemoteIPAddress, 64)
+			p.FromCache = r.FromDiskCache || r.FromPrefetchCache
+			// The ExtraInfo events (cookies) may have come first: merge.
+			p.ResponseHeaders = mergeHeaders(p.ResponseHeaders, r.Headers)
+			p.RequestHeaders = mergeHeaders(p.RequestHeaders, r.RequestHeaders)
+			if tm := r.Timing; tm != nil && tm.ReceiveHeadersEnd >= tm.SendEnd && tm.SendEnd > 0 {
+				p.WaitMs = tm.ReceiveHeadersEnd - tm.SendEnd
+			}
+		})
+	}
+}
+
+// onExtraHeaders merges the headers Chromium sends apart (cookies) into a
+// request's entry, when the entry is already there.
+func (t *Tab) onExtraHeaders(id network.RequestID, h network.Headers, response bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if seq, ok := t.requests[id]; ok {
+		t.network.update(seq, func(p *NetworkEntry) {
+			if response {
+				p.ResponseHeaders = mergeHeaders(p.ResponseHeaders, h)
+			} else {
+				p.RequestHeaders = mergeHeaders(p.RequestHeaders, h)
+			}
+		})
+	}
+}
+
+// onRequestSize records the bytes a finished request received.
+func (t *Tab) onRequestSize(id network.RequestID, size int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if seq, ok := t.requests[id]; ok {
+		t.network.update(seq, func(p *NetworkEntry) { p.Size = size })
 	}
 }
 

@@ -99,6 +99,26 @@ type NetworkEntry struct {
 	ErrorText    string  `json:"errorText,omitempty"`
 	// PageURL is the document the request belongs to.
 	PageURL string `json:"pageUrl,omitempty"`
+	// Navigation marks the main frame's document requests: a new page
+	// starts there (the devtools panels clear at it unless they preserve
+	// the log).
+	Navigation bool `json:"navigation,omitempty"`
+	// StatusText, MimeType, Protocol and RemoteAddress describe the
+	// response; FromCache says it came from a cache.
+	StatusText    string `json:"statusText,omitempty"`
+	MimeType      string `json:"mimeType,omitempty"`
+	Protocol      string `json:"protocol,omitempty"`
+	RemoteAddress string `json:"remoteAddress,omitempty"`
+	FromCache     bool   `json:"fromCache,omitempty"`
+	// Size is the bytes received (headers and body as sent on the wire).
+	Size int64 `json:"size,omitempty"`
+	// WaitMs is the time from the request sent to the response's headers.
+	WaitMs float64 `json:"waitMs,omitempty"`
+	// RequestHeaders and ResponseHeaders are bounded copies (at most 64,
+	// values clipped) with secret-looking values (Authorization, Cookie,
+	// tokens) replaced by [RedactedHeader].
+	RequestHeaders  map[string]string `json:"requestHeaders,omitempty"`
+	ResponseHeaders map[string]string `json:"responseHeaders,omitempty"`
 }
 
 // Scroll moves a page: by a delta, or to an absolute position.

@@ -253,9 +253,14 @@ func (t *Tab) Streaming() bool {
 	return t.view.casting
 }
 
+// errDialogChanged ends a frame wait early: a JavaScript dialog opened or
+// closed, which the view must hear about at once.
+var errDialogChanged = errors.New("browser: live view: a dialog opened or closed")
+
 // NextFrame returns the first live-view frame newer than after, starting the
-// screencast when it is off; it waits until one arrives or ctx ends. A view
-// that stops asking stops the screencast after a short idle time.
+// screencast when it is off; it waits until one arrives, a JavaScript
+// dialog opens or closes (errDialogChanged), or ctx ends. A view that stops
+// asking stops the screencast after a short idle time.
 func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
 	v := &t.view
 	v.mu.Lock()
@@ -268,12 +273,16 @@ func (t *Tab) NextFrame(ctx context.Context, after uint64) (*Frame, error) {
 		v.lastPull = time.Now()
 		v.mu.Unlock()
 	}()
+	gen := t.dialogGeneration()
 	if err := t.ensureCast(ctx); err != nil {
 		return nil, t.fail("live view", err)
 	}
 	for {
 		if t.dead() {
 			return nil, fmt.Errorf("browser: live view: the tab's page is gone")
+		}
+		if t.dialogGeneration() != gen {
+			return nil, errDialogChanged
 		}
 		v.mu.Lock()
 		f, ch := v.frame, v.notify
@@ -524,11 +533,17 @@ func (m *Manager) known(id string) bool {
 	return ok
 }
 
+// DialogHeader is set on the frame answers of a tab whose page has an open
+// JavaScript dialog; its value is the dialog's type (get_browser_dialog has
+// the rest).
+const DialogHeader = "X-Meith-Dialog"
+
 // FrameHandler serves the live views' frames to the window:
 // GET FramePath+"<tabId>?after=<seq>" answers the first frame newer than
 // seq as image/jpeg with X-Meith-Frame-Seq, -Width, -Height and
 // X-Meith-Device-Width/-Height (the page's CSS viewport), 204 when none
-// came within [FramePollWait], 404 for an unknown tab, and 503 with a
+// came within [FramePollWait] or a JavaScript dialog opened or closed, 404
+// for an unknown tab, and 503 with a
 // plain-text reason when the browser cannot run. A tab that is not live is
 // reopened. Only GET is served; other paths are 404.
 func (m *Manager) FrameHandler() http.Handler {
@@ -565,8 +580,12 @@ func (m *Manager) FrameHandler() http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), FramePollWait)
 		defer cancel()
 		f, err := t.NextFrame(ctx, after)
+		if d := t.Dialog(); d != nil {
+			w.Header().Set(DialogHeader, d.Type)
+		}
+		w.Header().Set("Access-Control-Expose-Headers", "X-Meith-Frame-Seq, X-Meith-Frame-Width, X-Meith-Frame-Height, X-Meith-Device-Width, X-Meith-Device-Height, "+DialogHeader)
 		switch {
-		case errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errDialogChanged):
 			w.WriteHeader(http.StatusNoContent)
 			return
 		case err != nil && t.dead() && m.Peek(id) == nil && !m.known(id):
@@ -585,7 +604,6 @@ func (m *Manager) FrameHandler() http.Handler {
 		h.Set("X-Meith-Frame-Height", strconv.Itoa(f.Height))
 		h.Set("X-Meith-Device-Width", strconv.FormatFloat(f.DeviceWidth, 'f', -1, 64))
 		h.Set("X-Meith-Device-Height", strconv.FormatFloat(f.DeviceHeight, 'f', -1, 64))
-		h.Set("Access-Control-Expose-Headers", "X-Meith-Frame-Seq, X-Meith-Frame-Width, X-Meith-Frame-Height, X-Meith-Device-Width, X-Meith-Device-Height")
 		w.Write(f.JPEG)
 	})
 }

@@ -3,7 +3,10 @@
 // go_back, go_forward, refresh, focus_browser_tab, close_browser_tab,
 // browser_use_start, browser_use_end, take_screenshot, get_browser_state,
 // click_element, type_text, scroll_page, send_keys, cdp_command,
-// get_console_logs and get_network_logs.
+// get_console_logs and get_network_logs; and three of meith's own for the
+// window's pane and devtools: get_browser_dialog and browser_handle_dialog
+// (a page's JavaScript dialogs wait for an answer, never dismissed for the
+// user) and get_link_at (the page's context menu).
 //
 // A browser tab is a record in the app state ([state.BrowserTab]) and, while
 // it is open, a live page of the browser engine ([browser.Manager]); the
@@ -20,7 +23,8 @@
 //
 // [Register] lists the tools in one table; their handlers are methods of
 // one type: tabs.go holds the tools that change tab records, page.go those
-// that drive a live page, access.go the ownership rules and errors.go how
+// that drive a live page, dialogs.go the dialog and link tools, access.go
+// the ownership rules and errors.go how
 // engine errors become tool errors. The inputs and results are in
 // inputs.go and results.go.
 package browsertools
@@ -98,6 +102,12 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.consoleLogs)},
 		{Name: "get_network_logs", Description: "Return network requests observed for a browser tab (most recent last).",
 			Capabilities: protocol.ReadOnly().Plus(protocol.CapAccessesNetwork), Handler: registry.Handle(t.networkLogs)},
+		{Name: "get_browser_dialog", Description: "Return the JavaScript dialog (alert, confirm, prompt, beforeunload) a browser tab's page has open and waits on, or null. Answer it with browser_handle_dialog.",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.dialog)},
+		{Name: "browser_handle_dialog", Description: "Answer a browser tab's open JavaScript dialog: accept (OK; leave the page for beforeunload) or dismiss (Cancel), with promptText as a prompt's answer. The page waits until its dialog is answered.",
+			Capabilities: controls, Handler: registry.Handle(t.handleDialog)},
+		{Name: "get_link_at", Description: "Return the address of the link under a point of a browser tab's viewport (CSS pixels), or an empty href.",
+			Capabilities: protocol.ReadOnly().Plus(protocol.CapControlsBrowser), Handler: registry.Handle(t.linkAt)},
 	})
 }
 

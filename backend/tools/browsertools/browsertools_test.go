@@ -36,9 +36,10 @@ func TestCapabilities(t *testing.T) {
 		"browser_use_start": {cb}, "browser_use_end": {cb}, "take_screenshot": {cb, ro}, "get_browser_state": {ro, cb},
 		"click_element": {cb}, "type_text": {cb}, "scroll_page": {cb}, "send_keys": {cb}, "cdp_command": {cb, net},
 		"get_console_logs": {ro}, "get_network_logs": {ro, net},
+		"get_browser_dialog": {ro}, "browser_handle_dialog": {cb}, "get_link_at": {ro, cb},
 	}
-	if names := r.Names(); len(names) != 20 {
-		t.Errorf("registered %d tools %v, want the original's 20", len(names), names)
+	if names := r.Names(); len(names) != 23 {
+		t.Errorf("registered %d tools %v, want the original's 20 and meith's 3", len(names), names)
 	}
 	for name, caps := range want {
 		d, ok := r.Describe(name)

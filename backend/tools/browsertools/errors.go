@@ -20,9 +20,20 @@ func (t *tools) engineError(id string, err error) error {
 		case browser.IsNotResponding(err):
 			var nr *browser.NotRespondingError
 			errors.As(err, &nr)
+			if tab := t.d.Browser.Peek(id); tab != nil {
+				if d := tab.Dialog(); d != nil {
+					return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
+						Message: fmt.Sprintf("browser tab %s: the page waits on a %s dialog: answer it with browser_handle_dialog (get_browser_dialog shows it)", id, d.Type),
+						Details: map[string]any{"tabId": id, "reason": "dialog_open", "dialogType": d.Type}}
+				}
+			}
 			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
 				Message: fmt.Sprintf("browser tab %s: page not responding (no answer within %s; a script may be stuck in a loop): refresh the tab or close it (close_browser_tab)", id, nr.After),
 				Details: map[string]any{"tabId": id, "reason": "page_not_responding"}}
+		case browser.IsNoDialog(err):
+			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
+				Message: fmt.Sprintf("browser tab %s has no open dialog to answer (get_browser_dialog shows it when one opens)", id),
+				Details: map[string]any{"tabId": id, "reason": "no_dialog"}}
 		case browser.IsNotFound(err):
 			return &protocol.ToolError{Code: protocol.CodeToolFailed, Err: err,
 				Message: "no Chromium found to run browser tabs: install Chromium: apt-get install chromium, or set MEITH_CHROME to its executable (" + err.Error() + ")"}

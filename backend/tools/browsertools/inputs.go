@@ -89,3 +89,18 @@ type LogsInput struct {
 	TabID string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
 	Limit int    `json:"limit,omitempty" jsonschema:"only the newest N entries (default: all that are kept)" minimum:"1"`
 }
+
+// DialogInput is the input of browser_handle_dialog.
+type DialogInput struct {
+	TabID  string `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	Accept bool   `json:"accept" jsonschema:"true presses OK (or leaves the page, for beforeunload); false presses Cancel"`
+	// PromptText is a prompt's answer.
+	PromptText string `json:"promptText,omitempty" jsonschema:"the text a prompt() answers with (only when accept is true)"`
+}
+
+// PointInput is the input of get_link_at.
+type PointInput struct {
+	TabID string  `json:"tabId" jsonschema:"the browser tab (btab_…)"`
+	X     float64 `json:"x" jsonschema:"horizontal position in the page's CSS pixels from the viewport's left edge"`
+	Y     float64 `json:"y" jsonschema:"vertical position in the page's CSS pixels from the viewport's top edge"`
+}

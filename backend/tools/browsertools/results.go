@@ -57,3 +57,16 @@ type CDPResult struct {
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 }
+
+// DialogResult is the result of get_browser_dialog.
+type DialogResult struct {
+	TabID string `json:"tabId"`
+	// Dialog is the page's open JavaScript dialog, null when none is open.
+	Dialog *browser.Dialog `json:"dialog"`
+}
+
+// LinkResult is the result of get_link_at.
+type LinkResult struct {
+	// Href is the address of the link under the point, "" when none.
+	Href string `json:"href"`
+}

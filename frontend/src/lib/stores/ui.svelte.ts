@@ -6,7 +6,7 @@
  */
 import { appState } from './appState.svelte';
 
-export type DrawerTab = 'output' | 'processes' | 'logs' | 'tools';
+export type DrawerTab = 'output' | 'processes' | 'logs' | 'tools' | 'console' | 'network';
 export type View = 'workspace' | 'settings';
 
 const KEY = 'meith.ui';
@@ -15,7 +15,7 @@ function loadTab(): DrawerTab {
   try {
     const raw = globalThis.localStorage?.getItem(KEY);
     const tab = raw ? (JSON.parse(raw) as { drawerTab?: unknown }).drawerTab : undefined;
-    return tab === 'logs' || tab === 'output' || tab === 'processes' || tab === 'tools' ? tab : 'logs';
+    return tab === 'logs' || tab === 'output' || tab === 'processes' || tab === 'tools' || tab === 'console' || tab === 'network' ? tab : 'logs';
   } catch {
     return 'logs';
   }

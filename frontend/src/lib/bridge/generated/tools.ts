@@ -1070,6 +1070,49 @@ export interface DiagnosticsResult {
 }
 
 /**
+ * Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) that
+ * a page opened and nobody answered yet. The page's script is paused until
+ * [Tab.HandleDialog] answers it.
+ *
+ * (Go: browser.Dialog)
+ */
+export interface Dialog {
+  /** alert | confirm | prompt | beforeunload */
+  type: string;
+  message: string;
+  defaultPrompt?: string;
+  /** URL is the address of the frame that opened the dialog. */
+  url?: string;
+  /** OpenedAt is when the dialog opened (Unix milliseconds). */
+  openedAt: number;
+}
+
+/**
+ * DialogInput is the input of browser_handle_dialog.
+ *
+ * (Go: browsertools.DialogInput)
+ */
+export interface DialogInput {
+  /** the browser tab (btab_…) */
+  tabId: string;
+  /** true presses OK (or leaves the page, for beforeunload); false presses Cancel */
+  accept: boolean;
+  /** PromptText is a prompt's answer. */
+  promptText?: string;
+}
+
+/**
+ * DialogResult is the result of get_browser_dialog.
+ *
+ * (Go: browsertools.DialogResult)
+ */
+export interface DialogResult {
+  tabId: string;
+  /** Dialog is the page's open JavaScript dialog, null when none is open. */
+  dialog: Dialog | null;
+}
+
+/**
  * DiffInput is the input of git_diff.
  *
  * (Go: gittools.DiffInput)
@@ -1557,6 +1600,16 @@ export interface LayoutInput {
 }
 
 /**
+ * LinkResult is the result of get_link_at.
+ *
+ * (Go: browsertools.LinkResult)
+ */
+export interface LinkResult {
+  /** Href is the address of the link under the point, "" when none. */
+  href: string;
+}
+
+/**
  * ListFilesInput is the input of workspace_list_files.
  *
  * (Go: filetools.ListFilesInput)
@@ -1770,6 +1823,32 @@ export interface NetworkEntry {
   errorText?: string;
   /** PageURL is the document the request belongs to. */
   pageUrl?: string;
+  /**
+   * Navigation marks the main frame's document requests: a new page
+   * starts there (the devtools panels clear at it unless they preserve
+   * the log).
+   */
+  navigation?: boolean;
+  /**
+   * StatusText, MimeType, Protocol and RemoteAddress describe the
+   * response; FromCache says it came from a cache.
+   */
+  statusText?: string;
+  mimeType?: string;
+  protocol?: string;
+  remoteAddress?: string;
+  fromCache?: boolean;
+  /** Size is the bytes received (headers and body as sent on the wire). */
+  size?: number;
+  /** WaitMs is the time from the request sent to the response's headers. */
+  waitMs?: number;
+  /**
+   * RequestHeaders and ResponseHeaders are bounded copies (at most 64,
+   * values clipped) with secret-looking values (Authorization, Cookie,
+   * tokens) replaced by [RedactedHeader].
+   */
+  requestHeaders?: Record<string, string>;
+  responseHeaders?: Record<string, string>;
 }
 
 /**
@@ -2034,6 +2113,20 @@ export interface PlanEntry {
   content: string;
   status: string;
   priority?: string;
+}
+
+/**
+ * PointInput is the input of get_link_at.
+ *
+ * (Go: browsertools.PointInput)
+ */
+export interface PointInput {
+  /** the browser tab (btab_…) */
+  tabId: string;
+  /** horizontal position in the page's CSS pixels from the viewport's left edge */
+  x: number;
+  /** vertical position in the page's CSS pixels from the viewport's top edge */
+  y: number;
 }
 
 /**
@@ -3494,6 +3587,7 @@ export type ToolName =
   | 'app_screenshot'
   | 'app_set_debug_mode'
   | 'attach_process_logs'
+  | 'browser_handle_dialog'
   | 'browser_use_end'
   | 'browser_use_start'
   | 'cdp_command'
@@ -3509,9 +3603,11 @@ export type ToolName =
   | 'focus_workspace_tab'
   | 'get_active_tab'
   | 'get_app_settings'
+  | 'get_browser_dialog'
   | 'get_browser_state'
   | 'get_console_logs'
   | 'get_diagnostics'
+  | 'get_link_at'
   | 'get_network_logs'
   | 'get_process_logs'
   | 'get_process_tree'
@@ -3637,6 +3733,8 @@ export interface ToolTypes {
   app_set_debug_mode: { input: DebugInput; output: unknown };
   /** Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd. */
   attach_process_logs: { input: AttachInput; output: AttachResult };
+  /** Answer a browser tab's open JavaScript dialog: accept (OK; leave the page for beforeunload) or dismiss (Cancel), with promptText as a prompt's answer. The page waits until its dialog is answered. */
+  browser_handle_dialog: { input: DialogInput; output: OKResult };
   /** Release automation control of a browser tab. */
   browser_use_end: { input: ReleaseInput; output: BrowserTab };
   /** Claim exclusive automation control of a browser tab. Prevents other agents/tools from controlling it concurrently. */
@@ -3667,12 +3765,16 @@ export interface ToolTypes {
   get_active_tab: { input: BrowserSpaceInput; output: BrowserTab | null };
   /** Read the global app settings. */
   get_app_settings: { input: NoArgs; output: unknown };
+  /** Return the JavaScript dialog (alert, confirm, prompt, beforeunload) a browser tab's page has open and waits on, or null. Answer it with browser_handle_dialog. */
+  get_browser_dialog: { input: BrowserTabInput; output: DialogResult };
   /** Extract a browser tab's interactable elements (with stable ids), plus url/title/viewport. Use the returned element ids with click_element and type_text. */
   get_browser_state: { input: BrowserTabInput; output: StateResult };
   /** Return console messages captured for a browser tab (most recent last). */
   get_console_logs: { input: BrowserLogsInput; output: ConsoleEntry[] | null };
   /** Get the diagnostics (errors, warnings) of a file, or of the files open in the workspace's editor tabs, from the language server of its language (gopls, typescript-language-server, pyright-langserver, rust-analyzer, svelteserver); unsupported with an install hint when none is installed. */
   get_diagnostics: { input: DiagnosticsInput; output: DiagnosticsResult };
+  /** Return the address of the link under a point of a browser tab's viewport (CSS pixels), or an empty href. */
+  get_link_at: { input: PointInput; output: LinkResult };
   /** Return network requests observed for a browser tab (most recent last). */
   get_network_logs: { input: BrowserLogsInput; output: NetworkEntry[] | null };
   /** Return captured logs for a managed process (dev server or terminal) by id: at most 4 MiB per answer (truncated: true when entries were left out; page with after). */

@@ -132,3 +132,30 @@ describe('pullFrames', () => {
     expect(frameURL('a/b c', 3)).toBe('/_meith/browser/frame/a%2Fb%20c?after=3');
   });
 });
+
+describe('pullFrames and JavaScript dialogs', () => {
+  it('reports the dialog the answers say is open, and when it closed', async () => {
+    const dialog = (type: string) => () => new Response(null, { status: 204, headers: { 'X-Meith-Dialog': type } });
+    const ac = new AbortController();
+    const answers = [jpeg(1), dialog('confirm'), dialog('confirm'), empty];
+    let i = 0;
+    const seen: string[] = [];
+    await pullFrames('btab_1', {
+      signal: ac.signal,
+      fetch: (async () => {
+        const next = answers[i++];
+        if (!next) {
+          ac.abort();
+          throw new DOMException('aborted', 'AbortError');
+        }
+        return next();
+      }) as typeof globalThis.fetch,
+      decode: async () => ({ width: 1, height: 1, close() {} }) as unknown as ImageBitmap,
+      sleep: async () => {},
+      onFrame: () => {},
+      onDialog: (type) => seen.push(type),
+    });
+    // Said once per change: none, then confirm, then none again.
+    expect(seen).toEqual(['', 'confirm', '']);
+  });
+});

@@ -3,7 +3,8 @@
 //
 //   GET /_meith/browser/frame/<tabId>?after=<seq>
 //     200 image/jpeg, X-Meith-Frame-Seq / -Width / -Height, X-Meith-Device-Width / -Height
-//     204 no newer frame within ~2 s (ask again)
+//     204 no newer frame within ~2 s, or a JavaScript dialog opened or closed (ask again)
+//     (200 and 204 carry X-Meith-Dialog: <type> while the page has a dialog open)
 //     404 unknown tab
 //     503 the browser cannot start (the body says why)
 //
@@ -40,6 +41,12 @@ export interface PullOptions {
   signal: AbortSignal;
   onFrame: (f: LiveFrame) => void;
   onStatus?: (s: FrameStatus) => void;
+  /**
+   * Hears which JavaScript dialog the page has open ('' for none), once per
+   * change: the answers (200 and 204) carry X-Meith-Dialog while one is
+   * open, and the Go side answers at once when one opens or closes.
+   */
+  onDialog?: (type: string) => void;
   /** Test seams. */
   fetch?: typeof globalThis.fetch;
   decode?: (b: Blob) => Promise<ImageBitmap>;
@@ -69,6 +76,13 @@ export async function pullFrames(tabId: string, opts: PullOptions): Promise<void
   let idle = 0;
   let decoding: Promise<void> = Promise.resolve();
   let last: FrameStatus['kind'] | '' = '';
+  let dialog: string | null = null;
+  const dialogOf = (h: Headers) => {
+    const d = h.get('X-Meith-Dialog') ?? '';
+    if (d === dialog) return;
+    dialog = d;
+    opts.onDialog?.(d);
+  };
   const status = (s: FrameStatus) => {
     // Frames say "live" once, not per frame; failures repeat their text.
     if (s.kind === 'live' && last === 'live') return;
@@ -102,6 +116,7 @@ export async function pullFrames(tabId: string, opts: PullOptions): Promise<void
       await sleep(RETRY_MS.error, signal);
       continue;
     }
+    if (r.status === 204 || r.status === 200) dialogOf(r.headers);
     if (r.status === 204) {
       // A still page sends no frames. After a few empty answers ask for
       // the newest frame again: a tab reopened by the engine (after a crash
