@@ -91,6 +91,8 @@ describe('command palette', () => {
       'Show the drawer',
       'Drawer: Show Output',
       'Drawer: Show Processes',
+      'Drawer: Show Console',
+      'Drawer: Show Network',
       'Drawer: Show Logs',
       'Drawer: Show Tools',
       'Spaces: New space',

@@ -29,6 +29,8 @@ export interface PaletteAction {
 export const DRAWER_SECTIONS: readonly { id: DrawerTab; label: string }[] = [
   { id: 'output', label: 'Output' },
   { id: 'processes', label: 'Processes' },
+  { id: 'console', label: 'Console' },
+  { id: 'network', label: 'Network' },
   { id: 'logs', label: 'Logs' },
   { id: 'tools', label: 'Tools' },
 ];
