@@ -8,7 +8,7 @@ import { errorText, resultError, toasts } from './toasts.svelte';
  * chip and branch switcher, each Git tab) re-reads at once instead of
  * waiting for the file watcher's debounced hint.
  */
-type Listener = (path: string) => void;
+type Listener = (path: string, origin: unknown) => void;
 const listeners = new Set<Listener>();
 
 /** Subscribes to git writes (path: the repository root, or a folder in it); returns stop. */
@@ -17,10 +17,18 @@ export function onRepoWritten(fn: Listener): () => void {
   return () => listeners.delete(fn);
 }
 
-/** Announces a write to the repository at (or containing) path. */
-export function repoWritten(path: string): void {
+/**
+ * Announces a write to the repository at (or containing) path; origin is
+ * the view that made it (it re-reads by itself, so listeners may skip it).
+ */
+export function repoWritten(path: string, origin?: unknown): void {
   if (!path) return;
-  for (const fn of [...listeners]) fn(path);
+  for (const fn of [...listeners]) fn(path, origin);
+}
+
+/** Whether a write announced at path concerns a view of folder cwd whose repository root is root (maybe unknown yet). */
+export function concerns(path: string, cwd: string, root: string | null | undefined): boolean {
+  return inRepo(path, root) || inRepo(cwd, path);
 }
 
 /** Whether path is root or inside it (both absolute). */
