@@ -53,7 +53,7 @@ before(async () => {
   // The permanent entry: the tab strip's Git button (the tree is clean, so there is no chip).
   await page.getByRole('button', { name: 'Branch main' }).waitFor();
   await page.getByRole('button', { name: 'Open the Git panel' }).first().click();
-  await page.getByRole('region', { name: 'Git' }).waitFor();
+  await page.getByRole('region', { name: 'Git', exact: true }).waitFor();
 });
 
 after(async () => {
@@ -65,7 +65,7 @@ describe('git panel (issue 17)', () => {
   test('a merge conflict: banner, conflicted file first with a badge, markers in the diff, then a two-parent merge commit', { timeout: 90_000 }, async () => {
     await assert.rejects(git('merge', '-q', 'side'), 'git merge stops on the conflict');
     assert.match(await git('status', '--porcelain'), /^UU README\.md/m);
-    const panel = page.getByRole('region', { name: 'Git' });
+    const panel = page.getByRole('region', { name: 'Git', exact: true });
     const banner = panel.getByTestId('merge-banner');
     await banner.getByText('Merge in progress: 1 conflicted file.').waitFor({ timeout: 10_000 });
     const changes = panel.getByRole('list', { name: 'Changed files' });
@@ -98,7 +98,7 @@ describe('git panel (issue 17)', () => {
     writeFileSync(join(repo, 'b.txt'), 'new\n');
     const chip = page.getByRole('button', { name: /changed files? - open Git panel$/ });
     await chip.waitFor({ timeout: 10_000 });
-    const panel = page.getByRole('region', { name: 'Git' });
+    const panel = page.getByRole('region', { name: 'Git', exact: true });
     await panel.getByRole('list', { name: 'Changed files' }).locator('[data-path="b.txt"]').waitFor();
     await panel.getByRole('button', { name: 'Stage all' }).click();
     await panel.getByRole('list', { name: 'Staged files' }).locator('[data-path="b.txt"]').waitFor();
@@ -115,7 +115,7 @@ describe('git panel (issue 17)', () => {
     lines[2] = 'line 3 changed';
     lines[3] = 'line 4 changed';
     writeFileSync(join(repo, 'a.txt'), lines.join('\n') + '\n');
-    const panel = page.getByRole('region', { name: 'Git' });
+    const panel = page.getByRole('region', { name: 'Git', exact: true });
     await panel.getByRole('list', { name: 'Changed files' }).locator('[data-path="a.txt"]').click();
     const diff = panel.getByRole('region', { name: 'Diff of a.txt' });
     const del3 = diff.getByRole('button', { name: 'Select deleted line 3' });

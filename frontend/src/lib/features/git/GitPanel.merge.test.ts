@@ -110,7 +110,8 @@ describe('GitPanel during a merge', () => {
     dialogs.answer(dialogs.current!.id, true);
     await settle();
     const restore = fake.calls.find((c) => c.tool === 'git_restore')!;
-    expect(restore.args.patch).toContain('-one');
-    expect(restore.args.patch).not.toContain('-two');
+    // Reversed onto the worktree: the unselected additions are context, the unselected deletion is left out.
+    expect(restore.args.patch).toContain('\n-one\n uno\n dos\n');
+    expect(restore.args.patch).not.toContain('two');
   });
 });
