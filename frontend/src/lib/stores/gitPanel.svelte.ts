@@ -147,7 +147,7 @@ export class GitPanelStore {
     this.selected = next ? { path: next, scope: sel.scope } : null;
     this.patch = null;
     this.listedWith = list;
-    if (!this.selected) void call('set_workspace_tab_file', { tabId: this.tabId, selectedGitFilePath: null });
+    void call('set_workspace_tab_file', { tabId: this.tabId, selectedGitFilePath: next ?? null });
   }
 
   /** Shows a file's diff, loading it on demand; agents see the choice. */
