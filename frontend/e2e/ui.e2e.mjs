@@ -512,24 +512,24 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
 
     // Discard one hunk from the worktree (after the confirmation).
     await changes.locator('[data-path="long.txt"]').click();
-    page.once('dialog', (d) => {
-      assert.equal(d.message(), 'Discard changes in hunk 1 of long.txt?');
-      void d.accept();
-    });
     await diff.getByRole('button', { name: 'Discard hunk 1' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Discard changes?' });
+    await confirm.getByText('The changes in hunk 1 of long.txt are discarded.', { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: 'Discard', exact: true }).click();
     await eventually(async () => {
       const text = readFileSync(join(repo, 'long.txt'), 'utf8');
       assert.match(text, /^line 1\nline 2\n/);
       assert.match(text, /line 28 changed/);
     });
+    // The notification offers Undo; dismissed here (it would cover the composer for 12 s).
+    await page.getByRole('status').filter({ hasText: 'Discarded changes in hunk 1 of long.txt.' }).getByRole('button', { name: 'Dismiss' }).click();
 
     // Discarding asks first ("Confirm before restore" is on by default).
-    page.once('dialog', (d) => {
-      assert.equal(d.message(), 'Discard changes in a.txt?');
-      void d.accept();
-    });
     await panel.getByRole('button', { name: 'Discard changes in a.txt' }).click();
+    await confirm.getByText('The unstaged changes in a.txt are discarded.', { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: 'Discard', exact: true }).click();
     await eventually(async () => assert.equal(readFileSync(join(repo, 'a.txt'), 'utf8'), 'one\n'));
+    await page.getByRole('status').filter({ hasText: 'Discarded changes in a.txt.' }).getByRole('button', { name: 'Dismiss' }).click();
 
     // Commit as an identity profile: author and committer.
     await page.evaluate(() =>

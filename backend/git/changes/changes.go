@@ -184,7 +184,10 @@ func plan(f status.FileStatus, scope string) (job, bool) {
 			j.new = side{}
 		}
 	case ScopeUnstaged:
-		if !f.Unstaged {
+		// A conflicted file is listed too (neither staged nor unstaged in
+		// status): the index's "ours" side against the worktree's file with
+		// its conflict markers.
+		if !f.Unstaged && f.Status != status.StatusConflicted {
 			return j, false
 		}
 		j.file.OriginalPath = ""

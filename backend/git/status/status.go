@@ -142,6 +142,9 @@ type Result struct {
 	Conflicted []FileStatus `json:"conflicted"`
 	// Clean says there is nothing to report.
 	Clean bool `json:"clean"`
+	// Merging says a merge is in progress (MERGE_HEAD exists): committing
+	// the index concludes it with a merge commit (set by the tools layer).
+	Merging bool `json:"merging"`
 	// Watched says a file watcher keeps this repository's status fresh and
 	// reports its changes (set by the tools layer), so callers need not poll.
 	Watched bool `json:"watched"`

@@ -15,6 +15,7 @@ package gittools
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -445,7 +446,15 @@ func (t *tools) status(ctx context.Context, rp *repo.Repo) (*status.Result, erro
 		return nil, toolError(err)
 	}
 	st.Watched = t.d.Hub.Watching(rp.Root)
+	st.Merging = merging(rp)
 	return st, nil
+}
+
+// merging reports whether a merge is in progress in rp's worktree: its git
+// directory has a regular MERGE_HEAD (as `git status` decides).
+func merging(rp *repo.Repo) bool {
+	fi, err := os.Lstat(filepath.Join(rp.GitDir, "MERGE_HEAD"))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // identity returns the active identity profile of the settings, or nil for

@@ -264,6 +264,10 @@ export interface GitStatusSummary {
   clean?: boolean;
   /** A watcher on the Go side reports this repository's changes. */
   watched?: boolean;
+  /** A merge is in progress (MERGE_HEAD): a commit concludes it. */
+  merging?: boolean;
+  /** The paths with merge conflicts. */
+  conflicted?: { path: string; status: string }[];
 }
 
 /** One branch of git_branch. */

@@ -28,6 +28,8 @@ import {
   type ToolEvent,
 } from '../bridge';
 import { coalesced } from './coalesce';
+import { confirmDialog } from './dialogs.svelte';
+import { offerUndo, repoWritten } from './gitWrites';
 import { liveStore } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
@@ -311,10 +313,10 @@ export class AgentStore {
     return s;
   }
 
-  /** Deletes a session after confirm(question) agrees. */
-  async deleteSession(id: string, confirm: (question: string) => boolean): Promise<boolean> {
+  /** Deletes a session after confirm(question) agrees (default: the in-app dialog). */
+  async deleteSession(id: string, confirm: (question: string) => boolean | Promise<boolean> = askDelete): Promise<boolean> {
     const s = this.sessions.find((x) => x.id === id);
-    if (!confirm(`Delete the agent session "${s?.title ?? id}"? Its transcript is removed.`)) return false;
+    if (!(await confirm(`Delete the agent session "${s?.title ?? id}"? Its transcript is removed.`))) return false;
     const r = await callForAction<{ deleted: boolean }>('agent_delete_session', { sessionId: id });
     if (!r) return false;
     this.sessions = this.sessions.filter((x) => x.id !== id);
@@ -507,18 +509,32 @@ export class AgentStore {
     if (r) this.comparison = { id: checkpointId, result: r.content };
   }
 
-  /** Restores a checkpoint after confirm(question) agrees. */
-  async restore(checkpointId: string, confirm: (question: string) => boolean): Promise<GitCheckpointRestoreResult | undefined> {
+  /** Restores a checkpoint after confirm(question) agrees (default: the in-app dialog); the toast offers Undo. */
+  async restore(
+    checkpointId: string,
+    confirm: (question: string) => boolean | Promise<boolean> = askRestore,
+  ): Promise<GitCheckpointRestoreResult | undefined> {
     const cp = this.checkpoints?.find((c) => c.id === checkpointId);
     const name = cp?.label ? `"${cp.label}"` : checkpointId;
-    if (!confirm(`Restore checkpoint ${name}? The working tree and index are replaced by its files; a checkpoint of the present state is taken first.`)) {
+    if (!(await confirm(`Restore checkpoint ${name}? The working tree and index are replaced by its files; a checkpoint of the present state is taken first.`))) {
       return undefined;
     }
-    const r = await callForAction<GitCheckpointRestoreResult>('git_checkpoint_restore', { cwd: this.sessionCwd, id: checkpointId, confirm: true });
+    const cwd = this.sessionCwd;
+    const r = await callForAction<GitCheckpointRestoreResult>('git_checkpoint_restore', { cwd, id: checkpointId, confirm: true });
     if (!r) return undefined;
-    toasts.push(`Restored checkpoint ${name}. To undo, restore ${r.content.preRestore?.id ?? 'the pre-restore checkpoint'}.`, 'info', 12000);
+    const pre = r.content.preRestore?.id;
+    offerUndo(`Restored checkpoint ${name} (the state before it is checkpoint ${pre ?? 'unknown'}).`, cwd, pre);
+    repoWritten(r.content.status?.root ?? cwd);
     this.comparison = null;
     void this.loadCheckpoints();
     return r.content;
   }
+}
+
+function askDelete(question: string): Promise<boolean> {
+  return confirmDialog({ title: 'Delete agent session?', message: question, confirmLabel: 'Delete session', destructive: true });
+}
+
+function askRestore(question: string): Promise<boolean> {
+  return confirmDialog({ title: 'Restore checkpoint?', message: question, confirmLabel: 'Restore checkpoint', destructive: true });
 }

@@ -1,5 +1,6 @@
 import { call, Topics, type GitBranch, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
 import { appState } from './appState.svelte';
+import { concerns, onRepoWritten, repoWritten } from './gitWrites';
 import { liveStore } from './live';
 import { errorText, toasts } from './toasts.svelte';
 
@@ -8,7 +9,9 @@ import { errorText, toasts } from './toasts.svelte';
  * change totals (git_diff {includePatches:false}) for the changes chip, and
  * the branch with ahead/behind (git_status) for the branch switcher. It
  * re-reads when the Go side's repository watcher reports a change
- * ("git_changed" for the space's repository) or the space changes; the
+ * ("git_changed" for the space's repository), the space changes, or a
+ * view of the window writes to the repository (gitWrites: a commit in a Git
+ * tab shows in the chip at once, not after the watcher's hint); the
  * refresh interval of Settings → Git is only a fallback.
  */
 /** How often a watched repository is re-read anyway (keeps its watcher alive). */
@@ -31,14 +34,22 @@ export class GitStore {
     readOnStart: false, // follow() reads, once there is a folder
   });
 
+  private offWrites: (() => void) | null = null;
+
   /** Starts following the active space; returns stop. */
   start(): () => void {
     this.hints.start();
+    this.offWrites?.();
+    this.offWrites = onRepoWritten((path, origin) => {
+      if (origin !== this && this.cwd && concerns(path, this.cwd, this.root())) void this.refresh();
+    });
     return () => this.stop();
   }
 
   stop(): void {
     this.hints.stop();
+    this.offWrites?.();
+    this.offWrites = null;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
@@ -107,7 +118,10 @@ export class GitStore {
   /** Switches to a branch; resolves the new list, or undefined after a toast. */
   async switchBranch(name: string): Promise<GitBranch[] | undefined> {
     const r = await this.branchAction({ action: 'switch', name });
-    if (r) await this.refresh();
+    if (r) {
+      repoWritten(this.root() || this.cwd, this);
+      await this.refresh();
+    }
     return r;
   }
 

@@ -1,9 +1,24 @@
 import { BridgeError, call, type ToolResult } from '../bridge';
 
+/** A button on a toast ("Undo"); running it dismisses the toast. */
+export interface ToastAction {
+  label: string;
+  run: () => void | Promise<void>;
+}
+
 export interface Toast {
   id: number;
   kind: 'error' | 'info';
   text: string;
+  action?: ToastAction;
+}
+
+/** Options of toasts.show. */
+export interface ShowOptions {
+  kind?: Toast['kind'];
+  /** How long it stays (0: until dismissed); default 7 s, 12 s with an action. */
+  ttlMs?: number;
+  action?: ToastAction;
 }
 
 /** Short messages at the bottom of the window; errors of actions land here. */
@@ -16,6 +31,23 @@ class ToastStore {
     this.list = [...this.list.slice(-3), { id, kind, text }];
     if (ttlMs > 0) setTimeout(() => this.dismiss(id), ttlMs);
     return id;
+  }
+
+  /** Shows a message (info by default), optionally with an action button. */
+  show(text: string, opts: ShowOptions = {}): number {
+    const id = ++this.seq;
+    this.list = [...this.list.slice(-3), { id, kind: opts.kind ?? 'info', text, action: opts.action }];
+    const ttl = opts.ttlMs ?? (opts.action ? 12_000 : 7000);
+    if (ttl > 0) setTimeout(() => this.dismiss(id), ttl);
+    return id;
+  }
+
+  /** Runs a toast's action once (the toast goes first, so a second click does nothing). */
+  async runAction(id: number): Promise<void> {
+    const t = this.list.find((x) => x.id === id);
+    if (!t?.action) return;
+    this.dismiss(id);
+    await t.action.run();
   }
 
   dismiss(id: number): void {

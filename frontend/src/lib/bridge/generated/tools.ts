@@ -2520,6 +2520,11 @@ export interface Result {
   /** Clean says there is nothing to report. */
   clean: boolean;
   /**
+   * Merging says a merge is in progress (MERGE_HEAD exists): committing
+   * the index concludes it with a merge commit (set by the tools layer).
+   */
+  merging: boolean;
+  /**
    * Watched says a file watcher keeps this repository's status fresh and
    * reports its changes (set by the tools layer), so callers need not poll.
    */

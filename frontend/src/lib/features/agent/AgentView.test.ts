@@ -14,6 +14,7 @@ vi.mock('../../bridge', async (importOriginal) => {
 
 const { default: AgentView } = await import('./AgentView.svelte');
 const { toasts } = await import('../../stores/toasts.svelte');
+const { dialogs } = await import('../../stores/dialogs.svelte');
 const { ui } = await import('../../stores/ui.svelte');
 const { session, settle: settleAsync, transcript } = await import('./testing');
 
@@ -95,13 +96,21 @@ async function render() {
   await settle();
 }
 
+// Answers the in-app confirmation the last click asked (it must have asked).
+async function answerDialog(ok: boolean) {
+  await settle();
+  expect(dialogs.current).not.toBeNull();
+  dialogs.answer(dialogs.current!.id, ok);
+  await settle();
+}
+
 beforeEach(() => {
+  dialogs.cancelAll();
   fake.reset();
   toasts.clear();
   ui.view = 'workspace';
   document.body.innerHTML = '';
   localStorage.clear();
-  vi.stubGlobal('confirm', () => true);
 });
 afterEach(() => {
   if (app) unmount(app);
@@ -402,13 +411,11 @@ describe('AgentView session list', () => {
     expect(fake.callsOf('agent_create_session')).toEqual([{ cwd: '/home/me/shop', spaceId: 'space_1' }]);
     expect($$('[data-testid="agent-session"]')[0].querySelector('button.row')?.getAttribute('aria-current')).toBe('true');
 
-    vi.stubGlobal('confirm', () => false);
     button('Delete session Fix login')!.click();
-    await settle();
+    await answerDialog(false);
     expect(fake.callsOf('agent_delete_session')).toEqual([]);
-    vi.stubGlobal('confirm', () => true);
     button('Delete session Fix login')!.click();
-    await settle();
+    await answerDialog(true);
     expect(fake.callsOf('agent_delete_session')).toEqual([{ sessionId: 'sess_1' }]);
     expect($$('[data-testid="agent-session"]').map((r) => r.querySelector('.title')?.textContent)).not.toContain('Fix login');
   });
@@ -490,18 +497,17 @@ describe('AgentView checkpoints', () => {
     expect($('[data-testid="agent-checkpoint-compare"] .row.del .text')?.textContent).toBe('const a = 1;');
 
     button('Restore Before run 1')!.click();
-    await settle();
+    await answerDialog(true);
     expect(fake.callsOf('git_checkpoint_restore')).toEqual([{ cwd: '/home/me/shop', id: 'cp_1', confirm: true }]);
     expect(toasts.list.at(-1)?.text).toContain('cp_pre');
   });
 
   it('does not restore when the confirmation is declined', async () => {
-    vi.stubGlobal('confirm', () => false);
     await render();
     [...document.querySelectorAll('button')].find((b) => b.textContent?.includes('Checkpoints'))!.click();
     flushSync();
     button('Restore Before run 1')!.click();
-    await settle();
+    await answerDialog(false);
     expect(fake.callsOf('git_checkpoint_restore')).toEqual([]);
   });
 
