@@ -160,7 +160,7 @@ describe('GitSection', () => {
     label.dispatchEvent(new FocusEvent('blur'));
     await settle();
     expect(label.value).toBe('Work');
-    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: disk full', 'TOOL_FAILED: disk full']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['Disk full']) // the same error once;
     expect(git().confirmBeforeRestore).toBe(true);
   });
 
