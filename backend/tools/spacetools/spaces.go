@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ type ClosedResult struct {
 
 // CreateInput is the input of create_space.
 type CreateInput struct {
-	Name  string `json:"name" jsonschema:"name of the space (non-empty)" maxLength:"256"`
+	Name  string `json:"name,omitempty" jsonschema:"name of the space (default: the name of its folder; required without cwd)" maxLength:"256"`
 	Color string `json:"color,omitempty" jsonschema:"CSS color of the space's avatar (default: the next palette color)" maxLength:"64"`
 	Cwd   string `json:"cwd,omitempty" jsonschema:"project folder of the space; a space with the same folder is reused" maxLength:"4096"`
 }
@@ -79,8 +80,8 @@ type SpaceInput struct {
 
 // OpenTabInput is the input of open_workspace_tab.
 type OpenTabInput struct {
-	Title               string `json:"title" jsonschema:"tab title (non-empty)" maxLength:"1024"`
-	Cwd                 string `json:"cwd" jsonschema:"working directory of the tab (non-empty)" maxLength:"4096"`
+	Title               string `json:"title,omitempty" jsonschema:"tab title (non-empty; a git tab's default: Git · <folder name>)" maxLength:"1024"`
+	Cwd                 string `json:"cwd,omitempty" jsonschema:"working directory of the tab (non-empty; a git tab's default: the space's folder, else the caller's)" maxLength:"4096"`
 	Kind                string `json:"kind,omitempty" jsonschema:"kind of tab" enum:"editor,terminal,agent,preview,git" default:"editor"`
 	SpaceID             string `json:"spaceId,omitempty" jsonschema:"space to open the tab in (default: the active space)" maxLength:"256"`
 	TerminalID          string `json:"terminalId,omitempty" jsonschema:"live terminal session of a terminal tab" maxLength:"256"`
@@ -172,17 +173,24 @@ func (ts *tools) listSpaces(ctx context.Context, call *registry.Call, _ registry
 }
 
 // createSpace is create_space.
+// Without a name the space is named after its folder (cwd).
 func (ts *tools) createSpace(ctx context.Context, call *registry.Call, in CreateInput) (state.Space, error) {
-	name, err := nonEmpty("name", in.Name)
-	if err != nil {
-		return state.Space{}, err
-	}
 	cwd := ""
 	if strings.TrimSpace(in.Cwd) != "" {
 		cwd = call.Path(in.Cwd)
 	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		name = folderName(cwd)
+	}
+	if name == "" {
+		if cwd != "" {
+			return state.Space{}, registry.InvalidArg("name", "name must not be empty: the folder has no name to give the space")
+		}
+		return state.Space{}, registry.InvalidArg("name", "name must not be empty (or give cwd to name the space after its folder)")
+	}
 	var out state.Space
-	err = ts.update(ctx, call, func(s *state.State) error {
+	err := ts.update(ctx, call, func(s *state.State) error {
 		if cwd != "" {
 			for _, sp := range s.Spaces {
 				if sp.Cwd == cwd { // one space per project folder: reuse it
@@ -294,17 +302,26 @@ func (ts *tools) closeSpace(ctx context.Context, call *registry.Call, in SpaceIn
 }
 
 // openTab is open_workspace_tab.
+// A git tab without a cwd opens on its space's folder (else the caller's),
+// and without a title is called "Git · <folder name>".
 func (ts *tools) openTab(ctx context.Context, call *registry.Call, in OpenTabInput) (state.WorkspaceTab, error) {
-	title, err := nonEmpty("title", in.Title)
-	if err != nil {
-		return state.WorkspaceTab{}, err
+	git := in.Kind == state.KindGit
+	var title string
+	if !git || strings.TrimSpace(in.Title) != "" {
+		t, err := nonEmpty("title", in.Title)
+		if err != nil {
+			return state.WorkspaceTab{}, err
+		}
+		title = t
 	}
-	if _, err := nonEmpty("cwd", in.Cwd); err != nil {
-		return state.WorkspaceTab{}, err
+	if !git || strings.TrimSpace(in.Cwd) != "" {
+		if _, err := nonEmpty("cwd", in.Cwd); err != nil {
+			return state.WorkspaceTab{}, err
+		}
 	}
 	cwd := call.Path(in.Cwd)
 	var out state.WorkspaceTab
-	err = ts.update(ctx, call, func(s *state.State) error {
+	err := ts.update(ctx, call, func(s *state.State) error {
 		spaceID := in.SpaceID
 		if spaceID == "" {
 			spaceID = s.ActiveSpaceID
@@ -312,6 +329,21 @@ func (ts *tools) openTab(ctx context.Context, call *registry.Call, in OpenTabInp
 		sp := s.Space(spaceID)
 		if sp == nil {
 			return spaceNotFound(spaceID)
+		}
+		if cwd == "" { // a git tab: the space's folder, else the caller's
+			cwd = sp.Cwd
+			if cwd == "" && filepath.IsAbs(call.Client.Cwd) {
+				cwd = filepath.Clean(call.Client.Cwd)
+			}
+			if cwd == "" {
+				return registry.InvalidArg("cwd", "cwd must not be empty: the space has no folder for the git tab")
+			}
+		}
+		if title == "" {
+			title = "Git"
+			if n := folderName(cwd); n != "" {
+				title += " · " + n
+			}
 		}
 		pane := in.Pane
 		if pane == "" {
@@ -515,6 +547,19 @@ func tabNotFound(id string) error {
 }
 
 // nonEmpty trims v and refuses an empty result with VALIDATION_ERROR.
+// folderName is the last element of an absolute folder path ("" for none
+// and for the root).
+func folderName(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	base := filepath.Base(filepath.Clean(dir))
+	if base == "/" || base == "." || base == string(filepath.Separator) {
+		return ""
+	}
+	return base
+}
+
 func nonEmpty(field, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {

@@ -478,3 +478,56 @@ func TestCloseSpaceHook(t *testing.T) {
 		t.Errorf("closing the last space: %+v, hook calls %d", res, len(calls))
 	}
 }
+
+func TestCreateSpaceNamedAfterItsFolder(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(t.TempDir(), "todo-api")
+	var sp, again state.Space
+	e.ok("create_space", fmt.Sprintf(`{"cwd":%q}`, dir+"/"), &sp)
+	if sp.Name != "todo-api" || sp.Cwd != dir {
+		t.Errorf("create_space {cwd} = name %q cwd %q, want the folder's name %q and cwd %q", sp.Name, sp.Cwd, "todo-api", dir)
+	}
+	e.ok("create_space", fmt.Sprintf(`{"name":"  ","cwd":%q}`, dir), &again)
+	if again.ID != sp.ID {
+		t.Errorf("create_space {cwd} again made a new space %s, want %s reused", again.ID, sp.ID)
+	}
+	var rel state.Space
+	e.ok("create_space", `{"cwd":"sub/web"}`, &rel)
+	if rel.Name != "web" || rel.Cwd != "/base/sub/web" {
+		t.Errorf("create_space {cwd: sub/web} = %q in %q, want web in /base/sub/web", rel.Name, rel.Cwd)
+	}
+	res := e.call("create_space", `{"cwd":"/"}`)
+	if res.OK || res.Error.Code != protocol.CodeValidation || !strings.Contains(res.Error.Message, "name") {
+		t.Errorf("create_space {cwd: /} = %+v, want a validation error asking for a name", res.Error)
+	}
+}
+
+func TestOpenGitTabDerivesTitleAndCwd(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(t.TempDir(), "todo-api")
+	var sp state.Space
+	e.ok("create_space", fmt.Sprintf(`{"cwd":%q}`, dir), &sp)
+	tests := []struct {
+		name, args         string
+		wantTitle, wantCwd string
+	}{
+		{"the space's folder", `{"kind":"git"}`, "Git · todo-api", dir},
+		{"a given folder", `{"kind":"git","cwd":"/srv/shop"}`, "Git · shop", "/srv/shop"},
+		{"a given title", `{"kind":"git","title":"Review"}`, "Review", dir},
+	}
+	for _, tt := range tests {
+		var tab state.WorkspaceTab
+		e.ok("open_workspace_tab", tt.args, &tab)
+		if tab.Title != tt.wantTitle || tab.Cwd != tt.wantCwd || tab.SpaceID != sp.ID {
+			t.Errorf("%s: open_workspace_tab(%s) = title %q cwd %q space %s, want %q %q %s", tt.name, tt.args, tab.Title, tab.Cwd, tab.SpaceID, tt.wantTitle, tt.wantCwd, sp.ID)
+		}
+	}
+	// A space without a folder: the caller's folder.
+	var plain state.Space
+	e.ok("create_space", `{"name":"scratch"}`, &plain)
+	var tab state.WorkspaceTab
+	e.ok("open_workspace_tab", `{"kind":"git"}`, &tab)
+	if tab.Title != "Git · base" || tab.Cwd != "/base" || tab.SpaceID != plain.ID {
+		t.Errorf("git tab in a space without a folder = %q in %q (space %s), want Git · base in /base", tab.Title, tab.Cwd, tab.SpaceID)
+	}
+}

@@ -295,8 +295,8 @@ describe('typed call (generated/tools.ts)', () => {
       void b.call('app_ping', { bogus: 1 });
       // @ts-expect-error message is a string
       void b.call('app_ping', { message: 1 });
-      // @ts-expect-error create_space needs its arguments
-      void b.call('create_space');
+      // @ts-expect-error switch_space needs its arguments
+      void b.call('switch_space');
       expectTypeOf(b.call('app_get_state')).resolves.toEqualTypeOf<ToolResult<ToolOutput<'app_get_state'>>>();
       // A tool that does not describe its output: unknown content, or the caller's type.
       expectTypeOf(b.call('git_status', { cwd: '/repo' })).resolves.toEqualTypeOf<ToolResult<unknown>>();

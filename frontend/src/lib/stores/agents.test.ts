@@ -208,7 +208,7 @@ describe('AgentStore', () => {
     await store.stageFile(new File(['x'], 'a.txt'));
     fake.db.fail.agent_send_message = { code: 'CONFLICT', message: 'A run is already in progress' };
     expect(await store.send('again')).toBe(false);
-    expect(toasts.list.map((t) => t.text)).toEqual(['CONFLICT: A run is already in progress']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['A run is already in progress']);
     expect(store.staged.map((a) => a.name)).toEqual(['a.txt']);
   });
 
@@ -233,13 +233,13 @@ describe('AgentStore', () => {
     await expect(store.createSession()).resolves.toBeUndefined();
     fake.db.fail.agent_update_session = { code: 'VALIDATION_ERROR', message: 'bad model' };
     await expect(store.updateSession({ model: 'x' })).resolves.toBe(false);
-    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: disk full', 'VALIDATION_ERROR: bad model']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['Disk full', 'Bad model']);
   });
 
   it('keeps read failures in error rather than toasting on every hint', async () => {
     fake.db.fail.agent_list_sessions = { code: 'UNKNOWN_TOOL', message: 'Unknown tool "agent_list_sessions"' };
     await started();
-    expect(store.error).toBe('UNKNOWN_TOOL: Unknown tool "agent_list_sessions"');
+    expect(store.error).toBe('This version of meith cannot do that.');
     expect(store.loaded).toBe(true);
     expect(toasts.list).toEqual([]);
   });

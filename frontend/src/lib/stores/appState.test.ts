@@ -310,7 +310,7 @@ describe('AppStateStore', () => {
     store.start();
     await settle();
     expect(await store.closeSpace('space_default')).toBe(false);
-    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: the last space cannot be closed']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['The last space cannot be closed']);
     expect(store.spaces).toHaveLength(1);
   });
 
@@ -319,7 +319,7 @@ describe('AppStateStore', () => {
     await settle();
     fake.db.fail.switch_space = new BridgeError('BRIDGE_UNAVAILABLE', 'not in the window');
     expect(await store.switchSpace('other')).toBeUndefined();
-    expect(toasts.list.map((t) => t.text)).toEqual(['BRIDGE_UNAVAILABLE: not in the window']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['The meith runtime is not reachable. Restart meith.']);
   });
 
   it('does not toast a cancelled call', async () => {
@@ -335,7 +335,7 @@ describe('AppStateStore', () => {
     await settle();
     fake.db.fail.app_get_state = new BridgeError('RUNTIME_SHUTTING_DOWN', 'bye');
     await store.refresh();
-    expect(store.error).toBe('RUNTIME_SHUTTING_DOWN: bye');
+    expect(store.error).toBe('meith is shutting down; try again after it restarts.');
     expect(store.spaces).toHaveLength(1);
     delete fake.db.fail.app_get_state;
     await store.refresh();
@@ -347,7 +347,7 @@ describe('AppStateStore', () => {
     store.start();
     await settle();
     expect(store.loading).toBe(false);
-    expect(store.error).toBe('TOOL_FAILED: state.json unreadable');
+    expect(store.error).toBe('State.json unreadable');
     expect(store.activeSpace).toBeUndefined();
   });
 });

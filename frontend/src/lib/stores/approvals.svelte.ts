@@ -1,12 +1,12 @@
 import {
   decideApproval,
   pendingApprovals,
-  BridgeError,
   Topics,
   type ApprovalDecision,
   type ApprovalRequest,
 } from '../bridge';
 import { liveStore } from './live';
+import { humanizeError } from '../errors';
 
 /**
  * Privileged socket calls waiting for the desktop user. The Go side pushes a
@@ -57,7 +57,7 @@ class ApprovalsStore {
 }
 
 function message(err: unknown): string {
-  return err instanceof BridgeError ? `${err.code}: ${err.message}` : String(err);
+  return humanizeError(err);
 }
 
 export const approvals = new ApprovalsStore();

@@ -1,8 +1,9 @@
 import { call, Topics, type GitBranch, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
+import { humanizeResult, humanizeToolError } from '../errors';
 import { appState } from './appState.svelte';
 import { concerns, onRepoWritten, repoWritten } from './gitWrites';
 import { liveStore } from './live';
-import { errorText, toasts } from './toasts.svelte';
+import { errorText } from './toasts.svelte';
 
 /**
  * The git summary of the active space's folder for the top header: the
@@ -103,19 +104,19 @@ export class GitStore {
         this.error = '';
       } else {
         const e = (d.ok ? s : d).error;
-        this.error = `${e?.code ?? 'TOOL_FAILED'}: ${e?.message ?? 'git failed'}`;
+        this.error = humanizeToolError(e, 'read the repository');
       }
     } catch (err) {
       this.error = errorText(err);
     }
   }
 
-  /** The branches (current first), or undefined after a toast. */
+  /** The branches (current first), or undefined after an error (git.branchError). */
   async branches(): Promise<GitBranch[] | undefined> {
     return this.branchAction({ action: 'list' });
   }
 
-  /** Switches to a branch; resolves the new list, or undefined after a toast. */
+  /** Switches to a branch; resolves the new list, or undefined after an error (git.branchError). */
   async switchBranch(name: string): Promise<GitBranch[] | undefined> {
     const r = await this.branchAction({ action: 'switch', name });
     if (r) {
@@ -136,12 +137,11 @@ export class GitStore {
     try {
       const r = await call<GitBranch[]>('git_branch', { cwd: this.cwd, ...args });
       if (r.ok) return r.content ?? [];
-      this.branchError = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'git_branch failed'}`;
+      this.branchError = humanizeResult(r, 'change the branch');
     } catch (err) {
       this.branchError = errorText(err);
     }
-    toasts.push(this.branchError);
-    return undefined;
+    return undefined; // shown once: in the branch switcher (git.branchError), not also as a toast
   }
 
   /** The last branch error (shown in the switcher). */

@@ -1,4 +1,5 @@
 import { call, Topics, type GitChangedPayload, type GitDiffSummary, type GitStatusSummary } from '../bridge';
+import { humanizeResult } from '../errors';
 import type { PanelFile } from '../features/git/tree';
 import { appState } from './appState.svelte';
 import { confirmDialog } from './dialogs.svelte';
@@ -102,7 +103,7 @@ export class GitPanelStore {
       ]);
       const failed = [st, staged, unstaged].find((r) => !r.ok);
       if (failed) {
-        this.error = `${failed.error?.code ?? 'TOOL_FAILED'}: ${failed.error?.message ?? 'git failed'}`;
+        this.error = humanizeResult(failed, 'read the repository');
         return;
       }
       this.status = st.content ?? null;
@@ -171,7 +172,7 @@ export class GitPanelStore {
         cwd: this.cwd, includePatches: true, path: sel.path, scope: sel.scope, onlyPath: true,
       });
       if (!r.ok) {
-        this.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'git_diff failed'}`;
+        this.error = humanizeResult(r, 'read the diff');
         return;
       }
       const f = r.content?.files.find((x) => x.path === sel.path);
@@ -193,7 +194,7 @@ export class GitPanelStore {
     try {
       const r = await call<T>(tool, { cwd: this.cwd, ...args });
       if (!r.ok) {
-        if (r.error?.code !== 'CANCELLED') toasts.push(`${r.error?.code}: ${r.error?.message}`);
+        if (r.error?.code !== 'CANCELLED') toasts.push(humanizeResult(r));
         return undefined;
       }
       return (r.content ?? {}) as T;
@@ -280,7 +281,7 @@ export class GitPanelStore {
     try {
       const r = await call('git_commit', { cwd: this.cwd, message });
       if (!r.ok) {
-        this.commitError = `${r.error?.code}: ${r.error?.message}`;
+        this.commitError = humanizeResult(r, 'commit');
         return false;
       }
       return true;

@@ -1,4 +1,5 @@
-import { call, BridgeError } from '../bridge';
+import { call } from '../bridge';
+import { humanizeError, humanizeResult } from '../errors';
 
 /** One line of app_health (apptools.Check). */
 interface HealthCheck {
@@ -30,7 +31,7 @@ class HealthStore {
       const r = await call<HealthContent>('app_health');
       if (!r.ok || !r.content) {
         this.status = 'error';
-        this.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'app_health returned nothing'}`;
+        this.error = humanizeResult(r, 'check the runtime');
         return;
       }
       const c = r.content;
@@ -44,7 +45,7 @@ class HealthStore {
       this.error = '';
     } catch (err) {
       this.status = 'error';
-      this.error = err instanceof BridgeError ? `${err.code}: ${err.message}` : String(err);
+      this.error = humanizeError(err);
     }
   }
 }

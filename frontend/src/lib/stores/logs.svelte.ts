@@ -1,6 +1,6 @@
 import { call, Topics, type LogEntry } from '../bridge';
 import { liveStore } from './live';
-import { errorText } from './toasts.svelte';
+import { errorText, resultError } from './toasts.svelte';
 
 /**
  * App log entries (app_get_logs), newest last. While the Logs panel is open
@@ -32,7 +32,7 @@ export class LogsStore {
         this.entries = r.content ?? [];
         this.error = '';
       } else {
-        this.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'app_get_logs failed'}`;
+        this.error = resultError(r, 'read the log');
       }
     } catch (err) {
       this.error = errorText(err);

@@ -1,4 +1,5 @@
-import { BridgeError, call, type ToolResult } from '../bridge';
+import { call, type ToolResult } from '../bridge';
+import { humanizeError, humanizeResult, type ToolErrorLike } from '../errors';
 
 /** A button on a toast ("Undo"); running it dismisses the toast. */
 export interface ToastAction {
@@ -27,6 +28,9 @@ class ToastStore {
   private seq = 0;
 
   push(text: string, kind: Toast['kind'] = 'error', ttlMs = 7000): number {
+    // One error is shown once: the same text already on screen is not repeated.
+    const same = this.list.find((t) => t.text === text && t.kind === kind);
+    if (same) return same.id;
     const id = ++this.seq;
     this.list = [...this.list.slice(-3), { id, kind, text }];
     if (ttlMs > 0) setTimeout(() => this.dismiss(id), ttlMs);
@@ -59,18 +63,16 @@ class ToastStore {
   }
 }
 
-/** "CODE: message" for a BridgeError, the text of anything else. */
+/** An error in words (errors.ts): never a "CODE:" prefix. */
 export function errorText(err: unknown): string {
-  if (err instanceof BridgeError) return `${err.code}: ${err.message}`;
-  if (err instanceof Error) return err.message;
-  return String(err);
+  return humanizeError(err);
 }
 
 export const toasts = new ToastStore();
 
-/** "CODE: message" of a failed tool result. */
-export function resultError(r: ToolResult<unknown>, tool: string): string {
-  return `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? `${tool} failed`}`;
+/** A failed tool result in words (errors.ts); action says what failed when the result does not ("save the file"). */
+export function resultError(r: { error?: ToolErrorLike }, action = ''): string {
+  return humanizeResult(r, /_/.test(action) ? '' : action);
 }
 
 /**

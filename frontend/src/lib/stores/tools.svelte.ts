@@ -1,4 +1,5 @@
-import { listTools, BridgeError, type ToolDescriptor } from '../bridge';
+import { listTools, type ToolDescriptor } from '../bridge';
+import { humanizeError } from '../errors';
 
 class ToolsStore {
   list = $state<ToolDescriptor[]>([]);
@@ -12,7 +13,7 @@ class ToolsStore {
       this.list = [...tools].sort((a, b) => a.name.localeCompare(b.name));
       this.error = '';
     } catch (err) {
-      this.error = err instanceof BridgeError ? `${err.code}: ${err.message}` : String(err);
+      this.error = humanizeError(err, 'list the tools');
     } finally {
       this.loading = false;
     }

@@ -1927,10 +1927,10 @@ export interface OpenResult {
  * (Go: spacetools.OpenTabInput)
  */
 export interface OpenTabInput {
-  /** tab title (non-empty) */
-  title: string;
-  /** working directory of the tab (non-empty) */
-  cwd: string;
+  /** tab title (non-empty; a git tab's default: Git · <folder name>) */
+  title?: string;
+  /** working directory of the tab (non-empty; a git tab's default: the space's folder, else the caller's) */
+  cwd?: string;
   /** kind of tab */
   kind?: 'editor' | 'terminal' | 'agent' | 'preview' | 'git';
   /** space to open the tab in (default: the active space) */
@@ -2979,8 +2979,8 @@ export interface SpaceClosedResult {
  * (Go: spacetools.CreateInput)
  */
 export interface SpaceCreateInput {
-  /** name of the space (non-empty) */
-  name: string;
+  /** name of the space (default: the name of its folder; required without cwd) */
+  name?: string;
   /** CSS color of the space's avatar (default: the next palette color) */
   color?: string;
   /** project folder of the space; a space with the same folder is reused */

@@ -146,7 +146,7 @@ describe('AgentView transcript', () => {
     expect(thought.querySelector('summary')?.textContent).toBe('Thought');
     expect($('.md table td')?.textContent).toBe('a.ts');
     expect($('.md strong')?.textContent).toBe('read');
-    expect($('[data-testid="agent-error"]')?.textContent).toBe('TOOL_FAILED: the agent stopped');
+    expect($('[data-testid="agent-error"]')?.textContent).toBe('The agent stopped');
     expect($$('.plan li').map((li) => li.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['✓ Read the form', '◐ Fix the handler']);
   });
 
@@ -181,7 +181,7 @@ describe('AgentView transcript', () => {
     expect(bash.querySelector('[role="img"]')?.textContent).toBe('✗');
     const err = bash.querySelector<HTMLDetailsElement>('details.error')!;
     expect(err.open).toBe(true);
-    expect(err.querySelector('pre')?.textContent).toBe('TOOL_FAILED: exit status 1');
+    expect(err.querySelector('pre')?.textContent).toBe('Exit status 1');
   });
 
   it('shows the empty state and the omitted note', async () => {

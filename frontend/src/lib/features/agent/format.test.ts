@@ -27,9 +27,9 @@ describe('agent format helpers', () => {
     expect(fileSize(3 * 1024 * 1024)).toBe('3.0 MiB');
   });
 
-  it('shows tool results: errors as CODE: message, data as JSON, agent output as text', () => {
+  it('shows tool results: errors in words (no CODE:), data as JSON, agent output as text', () => {
     const base = { id: 'c', name: 'x', source: 'meith' as const, startedAt: 0 };
-    expect(resultText({ ...base, status: 'failed', result: { ok: false, error: { code: 'TIMEOUT', message: 'too slow' } } })).toEqual({ error: true, text: 'TIMEOUT: too slow' });
+    expect(resultText({ ...base, status: 'failed', result: { ok: false, error: { code: 'TIMEOUT', message: 'too slow' } } })).toEqual({ error: true, text: "Couldn't run the tool: too slow" });
     expect(resultText({ ...base, status: 'completed', result: { ok: true, content: { a: 1 } } })).toEqual({ error: false, text: '{\n  "a": 1\n}' });
     expect(resultText({ ...base, status: 'completed', result: { ok: true, data: 'plain' } })).toEqual({ error: false, text: 'plain' });
     expect(resultText({ ...base, source: 'agent', status: 'completed', output: 'ok\n' })).toEqual({ error: false, text: 'ok\n' });

@@ -1,6 +1,7 @@
 // Pure helpers of the agent tab: names, times, sizes, tool results and
 // checkpoint patches as the views show them.
 import type { AgentMessage, AgentToolCall, AgentToolCallStatus, Capability } from '../../bridge';
+import { humanizeResult } from '../../errors';
 
 /** A tool's name for display: meith's own tools without the MCP prefix. */
 export function toolDisplayName(name: string): string {
@@ -72,11 +73,11 @@ export function hasArgs(v: unknown): boolean {
   return true;
 }
 
-/** What a tool call returned, as text: the error as "CODE: message", else its data or output. */
+/** What a tool call returned, as text: the error in words (errors.ts), else its data or output. */
 export function resultText(tc: AgentToolCall): { error: boolean; text: string } | null {
   const r = tc.result;
   if (r) {
-    if (!r.ok) return { error: true, text: `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'the tool failed'}` };
+    if (!r.ok) return { error: true, text: humanizeResult(r, 'run the tool') };
     const data = r.content !== undefined ? r.content : r.data;
     const text = prettyJson(data);
     return text ? { error: false, text } : null;

@@ -24,6 +24,7 @@ import { ChangeSet, EditorSelection, EditorState, Text, type Extension, type Tra
 import { setDiagnostics, type Diagnostic as LintDiagnostic } from '@codemirror/lint';
 import { call, type ToolResult } from '../../bridge';
 import { errorText, toasts } from '../../stores/toasts.svelte';
+import { humanizeResult } from '../../errors';
 import {
   BINARY_FILE,
   CHANGED_ON_DISK,
@@ -298,7 +299,7 @@ export class EditorStore {
     if (!r.ok || !r.content) {
       const msg = r.error?.message ?? 'workspace_read_file failed';
       f.kind = BINARY_FILE.test(msg) ? 'binary' : NOT_FOUND.test(msg) ? 'missing' : 'error';
-      f.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${msg}`;
+      f.error = humanizeResult(r, 'read the file');
       return;
     }
     const c = r.content;
@@ -353,7 +354,7 @@ export class EditorStore {
         await this.recheck(f);
         if (!f.conflict) toasts.push(`${f.path} changed on disk; save again to overwrite it.`, 'info');
       } else {
-        toasts.push(`${r.error?.code ?? 'TOOL_FAILED'}: ${msg}`);
+        toasts.push(humanizeResult(r, 'save the file'));
       }
       return false;
     }
@@ -411,7 +412,7 @@ export class EditorStore {
     });
     if (!r) return 'failed';
     if (!r.ok || !r.content) {
-      toasts.push(`${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'workspace_write_file failed'}`);
+      toasts.push(humanizeResult(r, 'save the file'));
       return 'failed';
     }
     // The buffer moves to the new path; an open copy of the target goes.
@@ -488,7 +489,7 @@ export class EditorStore {
         f.conflict = { diskText: '', diskMtimeMs: 0, deleted: true };
       } else if (BINARY_FILE.test(msg)) {
         f.kind = 'binary';
-        f.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${msg}`;
+        f.error = humanizeResult(r, 'read the file');
         f.state = null;
         f.generation++;
       }

@@ -5,7 +5,7 @@
 // the colour of what it holds. New file, new folder, rename and delete are
 // the file tools; a files_changed hint re-reads the open folders it touches.
 import { call } from '../../bridge';
-import { errorText, toasts } from '../../stores/toasts.svelte';
+import { errorText, resultError, toasts } from '../../stores/toasts.svelte';
 import { dirName, fileTools, relativeTo, type FileEntry } from './fileTools';
 
 /** One visible row of the tree. */
@@ -94,7 +94,7 @@ export class ExplorerStore {
     try {
       const r = await fileTools.list(this.cwd, { path: dir || undefined, recursive: false, maxEntries: FOLDER_ENTRIES });
       if (!r.ok || !r.content) {
-        const msg = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'workspace_list_files failed'}`;
+        const msg = resultError(r, 'list the folder');
         if (dir === '') this.error = msg;
         else this.forget(dir); // it went away
         return;
@@ -243,7 +243,7 @@ export class ExplorerStore {
     try {
       const r = await run();
       if (r.ok) return (r.content ?? ({} as T)) as T;
-      if (r.error?.code !== 'CANCELLED') toasts.push(`${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'failed'}`);
+      if (r.error?.code !== 'CANCELLED') toasts.push(resultError(r));
     } catch (err) {
       toasts.push(errorText(err));
     }

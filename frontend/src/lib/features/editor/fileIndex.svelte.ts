@@ -6,7 +6,7 @@
 // is cached and marked stale by files_changed hints for the folder; the
 // next quick open re-reads it in the background and shows the old list
 // meanwhile.
-import { errorText } from '../../stores/toasts.svelte';
+import { errorText, resultError } from '../../stores/toasts.svelte';
 import { fileTools, type FileEntry } from './fileTools';
 
 /** Entries per workspace_list_files call (the tool's maximum). */
@@ -83,7 +83,7 @@ export async function listAllFiles(cwd: string, signal?: AbortSignal): Promise<{
   const list = async (path: string, recursive: boolean) => {
     calls++;
     const r = await fileTools.list(cwd, { path, recursive, maxEntries: PAGE_ENTRIES }, signal);
-    if (!r.ok || !r.content) throw new Error(`${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'workspace_list_files failed'}`);
+    if (!r.ok || !r.content) throw new Error(resultError(r, 'list the files'));
     return { entries: r.content.entries ?? [], truncated: r.content.truncated };
   };
   const addFiles = (entries: FileEntry[]) => {

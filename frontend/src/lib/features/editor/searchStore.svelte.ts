@@ -2,7 +2,7 @@
 // folder with a query, regex and case switches and a glob, the matches
 // grouped by file in the order the tool found them. A new search cancels the
 // one running; a failed one says why (a bad regex names the query).
-import { errorText } from '../../stores/toasts.svelte';
+import { errorText, resultError } from '../../stores/toasts.svelte';
 import { fileTools, type SearchMatch } from './fileTools';
 
 /** The matches of one file. */
@@ -80,7 +80,7 @@ export class SearchStore {
       );
       if (ac.signal.aborted) return;
       if (!r.ok || !r.content) {
-        this.error = `${r.error?.code ?? 'TOOL_FAILED'}: ${r.error?.message ?? 'workspace_search failed'}`;
+        this.error = resultError(r, 'search');
         this.results = [];
         this.total = 0;
         return;

@@ -91,7 +91,7 @@ describe('the search panel', () => {
     disk.failNext.set('workspace_search', { ok: false, error: { code: 'VALIDATION_ERROR', message: 'query: not a valid regular expression' } });
     await s.run();
     expect(calls('workspace_search')[0].args).toMatchObject({ isRegex: true, caseSensitive: true, glob: '*.go' });
-    expect(s.error).toBe('VALIDATION_ERROR: query: not a valid regular expression');
+    expect(s.error).toBe('Query: not a valid regular expression');
     expect(s.results).toEqual([]);
   });
 

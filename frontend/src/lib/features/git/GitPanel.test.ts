@@ -84,14 +84,21 @@ describe('GitPanel commit suggestion', () => {
     expect(suggestButton().textContent).toBe('Suggest');
   });
 
-  it('falls back to the file names and says why when no agent is configured', async () => {
+  it('says that no agent is configured and offers Settings → Agent instead of guessing a message', async () => {
     suggestButton().click();
     await settle();
     fake.answer!({ ok: false, error: { code: 'VALIDATION_ERROR', message: 'No agent configured: choose one in Settings → Agent' } });
     await settle();
-    expect(box().value).toBe('fix: update auth.go');
-    expect(document.querySelector('.reason')?.textContent).toBe('Suggested from file names: no agent configured (Settings → Agent)');
-    expect(document.querySelector('[role="alert"]')).toBeNull();
+    expect(box().value).toBe('');
+    expect(document.querySelector('.reason')).toBeNull();
+    const note = document.querySelector('[data-testid="suggest-no-agent"]');
+    expect(note?.textContent).toContain('No agent is set up to suggest a message');
+    expect(note?.textContent).not.toMatch(/VALIDATION_ERROR|TOOL_FAILED/);
+    const go = [...note!.querySelectorAll('button')].find((b) => b.textContent === 'Settings → Agent')!;
+    const { ui } = await import('../../stores/ui.svelte');
+    go.click();
+    expect(ui.view).toBe('settings');
+    expect(ui.settingsSection).toBe('agent');
   });
 
   it('cancels the completion when the panel closes', async () => {

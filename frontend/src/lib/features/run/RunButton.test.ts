@@ -291,7 +291,7 @@ describe('the header Run button', () => {
     fake.fail.project_run = { code: 'TOOL_FAILED', message: 'no dev or start command found in shop: add one in Settings → Run' };
     byTestId('run-button')!.click();
     await settle();
-    expect(byTestId('run-error')?.textContent).toBe('TOOL_FAILED: no dev or start command found in shop: add one in Settings → Run');
+    expect(byTestId('run-error')?.textContent).toBe('No dev or start command found in shop: add one in Settings → Run');
   });
 
   it('follows the projects on state_changed hints', async () => {
@@ -332,7 +332,7 @@ describe('open folder and the detection label', () => {
   it('an open that fails says why', async () => {
     await setup(initialState());
     fake.fail.project_open = { code: 'TOOL_FAILED', message: '/gone does not exist' };
-    expect(await projects.open('/gone')).toEqual({ ok: false, error: 'TOOL_FAILED: /gone does not exist' });
+    expect(await projects.open('/gone')).toEqual({ ok: false, error: '/gone does not exist' });
   });
 
   it('an errored run offers Retry in the menu: project_retry_dev_server, and Output follows the fresh server', async () => {

@@ -172,7 +172,7 @@ describe('AgentSection', () => {
     app = mount(AgentSection, { target: document.body });
     await settle(400);
     expect(text()).toContain("Gemini CLI isn't available");
-    expect(text()).toContain('TIMEOUT: probe took longer than 20s');
+    expect(text()).toContain('Couldn\'t check the agent: probe took longer than 20s');
     expect(text()).toContain('npm install -g @google/gemini-cli');
   });
 
@@ -289,7 +289,7 @@ describe('AgentSection', () => {
     fake.broken = true;
     pick(radio('Gemini CLI'));
     await settle();
-    expect(document.querySelector('[role="alert"]')?.textContent).toBe("Couldn't save: TOOL_FAILED: disk full");
+    expect(document.querySelector('[role="alert"]')?.textContent).toBe("Couldn't save: Disk full");
     expect(checkedPreset()).toBe('claude');
     pick(control<HTMLInputElement>(/Auto-accept/));
     await settle();
@@ -306,7 +306,7 @@ describe('AgentSection', () => {
     vi.mocked(call).mockImplementationOnce(async () => ({ ok: false, error: { code: 'UNKNOWN_TOOL', message: 'agent_get_config' } }));
     app = mount(AgentSection, { target: document.body });
     await settle();
-    expect(text()).toContain("Couldn't load the agent settings: UNKNOWN_TOOL: agent_get_config");
+    expect(text()).toContain("Couldn't load the agent settings: This version of meith cannot do that.");
     fake.config = config();
     button('Retry').click();
     await settle();

@@ -160,7 +160,7 @@ describe('GitSection', () => {
     label.dispatchEvent(new FocusEvent('blur'));
     await settle();
     expect(label.value).toBe('Work');
-    expect(toasts.list.map((t) => t.text)).toEqual(['TOOL_FAILED: disk full', 'TOOL_FAILED: disk full']);
+    expect(toasts.list.map((t) => t.text)).toEqual(['Disk full']) // the same error once;
     expect(git().confirmBeforeRestore).toBe(true);
   });
 
@@ -183,7 +183,7 @@ describe('GitSection', () => {
     expect(activeSelect().value).toBe(p.id);
     expect(text()).not.toContain('No saved accounts');
     // the new profile lacks a name and an email
-    expect(profileBox('New account').textContent).toContain('git_commit needs a name and an email');
+    expect(profileBox('New account').textContent).toContain('Committing needs a name and an email');
     expect(document.activeElement).toBe(control(/Label/, profileBox('New account')));
   });
 
@@ -207,15 +207,15 @@ describe('GitSection', () => {
   it('saves on Enter once, and shows the hint for an empty email', async () => {
     await render([ada], ada.id);
     const email = control<HTMLInputElement>(/Email/, profileBox('Work'));
-    expect(profileBox('Work').textContent).not.toContain('git_commit needs');
+    expect(profileBox('Work').textContent).not.toContain('Committing needs');
     email.value = '';
     email.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     email.dispatchEvent(new FocusEvent('blur'));
     await settle();
     expect(writes()).toEqual([{ identityProfiles: [{ ...ada, email: '' }] }]);
-    expect(profileBox('Work').textContent).toContain('git_commit needs a name and an email.');
+    expect(profileBox('Work').textContent).toContain('Committing needs a name and an email.');
     expect(email.getAttribute('aria-invalid')).toBe('true');
-    expect(document.getElementById(email.getAttribute('aria-describedby')!)?.textContent).toContain('git_commit needs');
+    expect(document.getElementById(email.getAttribute('aria-describedby')!)?.textContent).toContain('Committing needs');
   });
 
   it('Remove of the active profile sends the new list and clears the active choice', async () => {

@@ -188,7 +188,7 @@ describe('Settings → Run', () => {
     type(all('run-command-label')[0], 'Alpha');
     one('run-settings-save')!.click();
     await settle();
-    expect(one('run-settings-error')?.textContent).toBe('TOOL_FAILED: state.json: disk full');
+    expect(one('run-settings-error')?.textContent).toBe('State.json: disk full');
     expect(all('run-command-label')[0].value).toBe('Alpha'); // the edit is kept
 
     fake.broken = false;

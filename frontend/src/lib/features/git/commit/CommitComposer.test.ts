@@ -143,7 +143,7 @@ describe('CommitComposer', () => {
     render();
     button('Suggest').click();
     await settle();
-    expect(document.querySelector('[role="alert"]')?.textContent).toBe('Suggestion failed: boom');
+    expect(document.querySelector('[role="alert"]')?.textContent).toBe('Suggestion failed: Boom');
   });
 
   it('shows the error prop as an alert', () => {

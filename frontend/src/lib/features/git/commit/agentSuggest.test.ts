@@ -31,6 +31,7 @@ const {
   FALLBACK_PREFIX, MAX_PATCH_CHARS, SYSTEM_PROMPT, buildPrompt, sanitizeSubject, suggestFromDiff,
 } = await import('./agentSuggest');
 const { DEFAULT_WHY } = await import('./suggest');
+const { isNoAgentError } = await import('../../../ai/complete');
 
 const file = (path: string, diff: string, over: Partial<PatchFile> = {}): PatchFile => ({
   path, status: 'modified', additions: 1, deletions: 1, binary: false, diff, ...over,
@@ -76,9 +77,8 @@ describe('suggestFromDiff', () => {
   });
 
   it.each([
-    ['no agent configured', { ok: false, error: { code: 'VALIDATION_ERROR', message: 'No agent configured: choose one in Settings → Agent' } }, 'no agent configured (Settings → Agent)'],
     ['a timeout', { ok: false, error: { code: 'TIMEOUT', message: 'ai_complete: no answer within 45s' } }, 'the agent did not answer in time'],
-    ['an agent error', { ok: false, error: { code: 'TOOL_FAILED', message: 'claude exited: not logged in\nstack…' } }, 'the agent failed (TOOL_FAILED: claude exited: not logged in)'],
+    ['an agent error', { ok: false, error: { code: 'TOOL_FAILED', message: 'claude exited: not logged in\nstack…' } }, 'the agent failed (Claude exited: not logged in)'],
     ['a missing tool', { ok: false, error: { code: 'UNKNOWN_TOOL', message: 'ai_complete' } }, 'agent completions are not available in this build'],
     ['an empty answer', answer(' \n```\n``` \n "" '), "the agent's answer was empty"],
   ] as [string, ToolResult, string][])('falls back to the file names on %s and says why', async (_name, result, why) => {
@@ -92,8 +92,14 @@ describe('suggestFromDiff', () => {
   it('falls back to the panel lists when the diff cannot be read', async () => {
     fake.diff = { ok: false, error: { code: 'TOOL_FAILED', message: 'index.lock exists' } };
     const s = await suggestFromDiff({ cwd: '/repo', staged: [], changes: [file('README.md', '')] });
-    expect(s).toEqual({ message: 'docs: update README.md', reason: `${FALLBACK_PREFIX}couldn't read the diff (TOOL_FAILED: index.lock exists)` });
+    expect(s).toEqual({ message: 'docs: update README.md', reason: `${FALLBACK_PREFIX}couldn't read the diff (Index.lock exists)` });
     expect(completion()).toBeUndefined();
+  });
+
+  it('rejects with the no-agent error instead of guessing from file names when no agent is configured', async () => {
+    fake.complete = () => ({ ok: false, error: { code: 'VALIDATION_ERROR', message: 'No agent configured: choose one in Settings → Agent' } });
+    const err = await suggestFromDiff({ cwd: '/repo', staged: fake.files, changes: [] }).catch((e: unknown) => e);
+    expect(isNoAgentError(err)).toBe(true);
   });
 
   it('does not ask the agent when there is nothing to describe', async () => {

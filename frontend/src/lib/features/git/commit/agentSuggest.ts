@@ -6,6 +6,7 @@
 
 import { BridgeError, call } from '../../../bridge';
 import { ai, isNoAgentError } from '../../../ai/complete';
+import { humanizeError, humanizeResult } from '../../../errors';
 import { MAX_SUBJECT, suggestCommitMessage, type Suggestion, type SuggestFile } from './suggest';
 
 /** The patch sent to the agent is cut to this many characters. */
@@ -104,9 +105,8 @@ export function fallbackWhy(err: unknown): string {
     if (err.code === 'TIMEOUT') return 'the agent did not answer in time';
     if (err.code === 'UNKNOWN_TOOL') return 'agent completions are not available in this build';
     if (err.code === 'BRIDGE_UNAVAILABLE') return 'not running inside the meith window';
-    return `the agent failed (${err.code}: ${clip(err.message)})`;
   }
-  return `the agent failed (${clip(err instanceof Error ? err.message : String(err))})`;
+  return `the agent failed (${clip(humanizeError(err))})`;
 }
 
 function clip(s: string): string {
@@ -128,7 +128,8 @@ export interface SuggestInput {
  * Suggests a commit message: reads the full staged diff (the working-tree
  * diff when nothing is staged), asks the agent for one Conventional Commit
  * subject, and falls back to the file-name heuristic, saying why, when there
- * is no usable answer. Rejects only when signal aborts.
+ * is no usable answer. Rejects when signal aborts, and with the no-agent
+ * error (isNoAgentError) when no agent is configured.
  */
 export async function suggestFromDiff({ cwd, staged, changes, signal }: SuggestInput): Promise<Suggestion> {
   const scope: SuggestScope = staged.length > 0 ? 'staged' : 'all';
@@ -140,12 +141,12 @@ export async function suggestFromDiff({ cwd, staged, changes, signal }: SuggestI
     const r = await call<PatchDiff>('git_diff', { cwd, includePatches: true, scope }, { signal });
     if (!r.ok) {
       if (r.error?.code === 'CANCELLED' && signal?.aborted) throw new BridgeError('CANCELLED', r.error.message);
-      return fallback(listed, `couldn't read the diff (${r.error?.code ?? 'TOOL_FAILED'}: ${clip(r.error?.message ?? 'git_diff failed')})`);
+      return fallback(listed, `couldn't read the diff (${clip(humanizeResult(r))})`);
     }
     files = r.content?.files ?? [];
   } catch (err) {
     if (signal?.aborted) throw err;
-    return fallback(listed, `couldn't read the diff (${clip(err instanceof Error ? err.message : String(err))})`);
+    return fallback(listed, `couldn't read the diff (${clip(humanizeError(err))})`);
   }
   if (files.length === 0) return fallback(files, 'there are no changes to describe');
 
@@ -158,6 +159,7 @@ export async function suggestFromDiff({ cwd, staged, changes, signal }: SuggestI
     ));
   } catch (err) {
     if (signal?.aborted) throw err;
+    if (isNoAgentError(err)) throw err; // no guess: the composer offers Settings → Agent
     return fallback(files, fallbackWhy(err));
   }
   const message = sanitizeSubject(text);
