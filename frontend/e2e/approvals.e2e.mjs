@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, openWindow, env } from './harness.mjs';
+import { App, openWindow, env, stateSnapshot, tidyUp } from './harness.mjs';
 
 let app;
 let browser;
@@ -37,16 +37,20 @@ function setDebug(enabled) {
 const dialog = () => page.getByRole('alertdialog', { name: 'A program wants to use a privileged tool' });
 const focusInDialog = () => page.evaluate(() => !!document.activeElement?.closest('[role="alertdialog"]'));
 
+let snapshot;
+
 before(async () => {
   const folder = join(process.env.MEITH_HOME, 'approvals-e2e');
   mkdirSync(folder, { recursive: true });
   dir = realpathSync(folder);
   app = await App.start();
+  snapshot = await stateSnapshot();
   ({ browser, page, pageErrors } = await openWindow());
 });
 
 after(async () => {
   for (const c of children) c.kill('SIGKILL');
+  if (page && snapshot) await tidyUp(page, snapshot).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { App, cli, openWindow, eventually as poll } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp } from './harness.mjs';
 
 const eventually = (fn, ms = 10_000) => poll(fn, ms);
 
@@ -32,6 +32,8 @@ let browser;
 let page;
 let pageErrors = [];
 
+let snapshot;
+
 before(async () => {
   server = createServer((req, res) => {
     const path = new globalThis.URL(req.url, 'http://x').pathname;
@@ -49,10 +51,12 @@ before(async () => {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${server.address().port}`;
   app = await App.start();
+  snapshot = await stateSnapshot();
   ({ browser, page, pageErrors } = await openWindow({ timeout: 15_000 }));
 });
 
 after(async () => {
+  if (page && snapshot) await tidyUp(page, snapshot).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
   server?.close();

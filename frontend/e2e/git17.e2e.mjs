@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { App, openWindow, eventually } from './harness.mjs';
+import { App, openWindow, eventually, stateSnapshot, tidyUp } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 
@@ -23,6 +23,8 @@ const git = (...args) =>
   execFileP('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', '-c', 'init.defaultBranch=main', ...args], {
     cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
   }).then((r) => r.stdout);
+
+let snapshot;
 
 before(async () => {
   const base = join(process.env.MEITH_HOME, 'projects', 'g17');
@@ -47,6 +49,7 @@ before(async () => {
   await git('commit', '-q', '-am', 'main');
 
   app = await App.start();
+  snapshot = await stateSnapshot();
   ({ browser, page, pageErrors } = await openWindow({ timeout: 20_000 }));
   await page.evaluate((cwd) => window.go.app.App.Call('create_space', { name: 'g17', cwd }, {}), repo);
   await page.waitForFunction(() => document.querySelector('nav[aria-label="Spaces"] button[aria-label="Space g17"][aria-current="true"]'));
@@ -57,6 +60,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (page && snapshot) await tidyUp(page, snapshot).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
 });

@@ -135,3 +135,45 @@ async function instanceListed(pid) {
     return false;
   }
 }
+
+/** Calls a tool as the window does (caller renderer: no approval prompt) through page's bridge. */
+export function windowCall(page, tool, args) {
+  return page.evaluate(
+    ([tool, args]) =>
+      new Promise((resolve, reject) => {
+        let id = null;
+        const early = new Map();
+        const off = window.runtime.EventsOn('tool_result', (p) => {
+          if (id === null) early.set(p.callId, p.result);
+          else if (p.callId === id) (off(), resolve(p.result));
+        });
+        window.go.app.App.Call(tool, args, {}).then((cid) => {
+          id = cid;
+          if (early.has(cid)) (off(), resolve(early.get(cid)));
+        }, reject);
+      }),
+    [tool, args],
+  );
+}
+
+/** The spaces and workspace tabs there are now, for tidyUp. */
+export async function stateSnapshot() {
+  const st = await cli('app_get_state');
+  return { spaces: new Set(st.spaces.map((s) => s.id)), tabs: new Set(st.workspaceTabs.map((t) => t.id)), active: st.activeSpaceId };
+}
+
+/**
+ * Closes the spaces and workspace tabs made since snapshot and makes its
+ * active space active again, so the next test file finds the state it would
+ * find alone (the files share one user data folder).
+ */
+export async function tidyUp(page, snapshot) {
+  const st = await cli('app_get_state');
+  for (const t of st.workspaceTabs) {
+    if (!snapshot.tabs.has(t.id) && snapshot.spaces.has(t.spaceId)) await windowCall(page, 'close_workspace_tab', { tabId: t.id });
+  }
+  for (const s of st.spaces) {
+    if (!snapshot.spaces.has(s.id)) await windowCall(page, 'close_space', { spaceId: s.id });
+  }
+  if (snapshot.active && st.activeSpaceId !== snapshot.active) await windowCall(page, 'switch_space', { spaceId: snapshot.active });
+}

@@ -6,7 +6,7 @@
 //   (cd frontend && npm run build) && E2E_FILES=frontend/e2e/palette.e2e.mjs bash scripts/e2e.sh
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { App, cli, openWindow, eventually } from './harness.mjs';
+import { App, cli, openWindow, eventually, stateSnapshot, tidyUp } from './harness.mjs';
 
 let app;
 let browser;
@@ -22,12 +22,16 @@ async function layout() {
 /** Whether the focus is in xterm (its helper textarea). */
 const focusInTerminal = () => page.evaluate(() => !!document.activeElement?.closest('.xterm'));
 
+let snapshot;
+
 before(async () => {
   app = await App.start();
+  snapshot = await stateSnapshot();
   ({ browser, page, pageErrors } = await openWindow({ timeout: 15_000 }));
 });
 
 after(async () => {
+  if (page && snapshot) await tidyUp(page, snapshot).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
 });

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, cli, openWindow, eventually as poll } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp } from './harness.mjs';
 
 const eventually = (fn, ms = 20_000) => poll(fn, ms);
 
@@ -19,14 +19,18 @@ let app;
 let browser;
 let page;
 
+let snapshot;
+
 before(async () => {
   // A plain /bin/sh keeps the test independent of the machine's bash start-up files.
   process.env.SHELL = '/bin/sh';
   app = await App.start();
+  snapshot = await stateSnapshot();
   ({ browser, page } = await openWindow({ timeout: 15_000 }));
 });
 
 after(async () => {
+  if (page && snapshot) await tidyUp(page, snapshot).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
 });
