@@ -14,6 +14,7 @@
  */
 import { autoOpenDecision, defaultCommand, effectiveRunConfig, otherCommands, projectServers, runStatus, type ArmedOpen } from '../features/run/run';
 import { projectTools, type ProjectDevServer, type RunCommand } from '../features/run/projectTools';
+import type { ToolResult } from '../bridge';
 import { appState } from './appState.svelte';
 import { processes } from './processes.svelte';
 import { projects } from './projects.svelte';
@@ -55,15 +56,36 @@ export class RunStore {
   }
 
   /** Runs the active project's default command, or commandId. */
-  async run(commandId?: string): Promise<ProjectDevServer | undefined> {
+  run(commandId?: string): Promise<ProjectDevServer | undefined> {
+    return this.startServer('project_run', (id) => projectTools.run(id, commandId));
+  }
+
+  /**
+   * Retries the active project's errored run (project_retry_dev_server: its
+   * servers stop, a fresh one starts); Output follows the new server, which
+   * is armed like a Run. The errored server's last lines stay in Output.
+   */
+  retry(): Promise<ProjectDevServer | undefined> {
+    return this.startServer('project_retry_dev_server', (id) => projectTools.retryDevServer(id));
+  }
+
+  /**
+   * Starts a server of the active project with startCall (named tool, for
+   * messages): Output follows it (opened with showOutputOnRun) and its
+   * port is armed for the auto-open.
+   */
+  private async startServer(
+    tool: string,
+    startCall: (projectId: string) => Promise<ToolResult<{ devServer: ProjectDevServer }>>,
+  ): Promise<ProjectDevServer | undefined> {
     const project = this.project;
     if (!project || this.busy) return undefined;
     this.busy = 'run';
     this.failure = null;
     try {
-      const r = await projectTools.run(project.id, commandId);
+      const r = await startCall(project.id);
       if (!r.ok || !r.content) {
-        this.failure = { projectId: project.id, text: resultError(r, 'project_run') };
+        this.failure = { projectId: project.id, text: resultError(r, tool) };
         return undefined;
       }
       const server = r.content.devServer;
@@ -72,38 +94,6 @@ export class RunStore {
       this.armed = { projectId: project.id, serverId: server.id, spaceId: server.spaceId || project.spaceId };
       await processes.refresh();
       // The port may have been seen (and offered) before the answer came.
-      processes.dismissOffer(server.id);
-      await this.check();
-      return server;
-    } catch (err) {
-      this.failure = { projectId: project.id, text: errorText(err) };
-      return undefined;
-    } finally {
-      this.busy = '';
-    }
-  }
-
-  /**
-   * Retries the active project's errored run (project_retry_dev_server: its
-   * servers stop, a fresh one starts); Output follows the new server, which
-   * is armed like a Run. The errored server's last lines stay in Output.
-   */
-  async retry(): Promise<ProjectDevServer | undefined> {
-    const project = this.project;
-    if (!project || this.busy) return undefined;
-    this.busy = 'run';
-    this.failure = null;
-    try {
-      const r = await projectTools.retryDevServer(project.id);
-      if (!r.ok || !r.content) {
-        this.failure = { projectId: project.id, text: resultError(r, 'project_retry_dev_server') };
-        return undefined;
-      }
-      const server = r.content.devServer;
-      processes.select(server.id);
-      if (appState.settings?.showOutputOnRun) ui.openDrawer('output');
-      this.armed = { projectId: project.id, serverId: server.id, spaceId: server.spaceId || project.spaceId };
-      await processes.refresh();
       processes.dismissOffer(server.id);
       await this.check();
       return server;
