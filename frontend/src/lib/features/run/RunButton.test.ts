@@ -390,4 +390,17 @@ describe('open folder and the detection label', () => {
       fake.refreshGate = null;
     }
   });
+
+  it('Escape closes the Run menu wherever the focus is', async () => {
+    await setup(initialState());
+    show(RunButton);
+    await settle();
+    byTestId('run-menu-toggle')!.click();
+    await settle();
+    expect(byTestId('run-menu')).not.toBeNull();
+    (document.activeElement as HTMLElement | null)?.blur(); // e.g. the items were disabled and could not take the focus
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    await settle();
+    expect(byTestId('run-menu')).toBeNull();
+  });
 });
