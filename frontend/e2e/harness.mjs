@@ -135,3 +135,23 @@ async function instanceListed(pid) {
     return false;
   }
 }
+
+/** Calls a tool as the window does (caller renderer: no approval prompt), through page's bridge. */
+export function callAsWindow(page, tool, args) {
+  return page.evaluate(
+    ([tool, args]) =>
+      new Promise((resolve, reject) => {
+        let id = null;
+        const early = new Map();
+        const off = window.runtime.EventsOn('tool_result', (p) => {
+          if (id === null) early.set(p.callId, p.result);
+          else if (p.callId === id) (off(), resolve(p.result));
+        });
+        window.go.app.App.Call(tool, args, {}).then((cid) => {
+          id = cid;
+          if (early.has(cid)) (off(), resolve(early.get(cid)));
+        }, reject);
+      }),
+    [tool, args],
+  );
+}
