@@ -33,8 +33,10 @@ func startUI(t *testing.T, a *Approvals, policy func(ApprovalRequest) (Decision,
 	inbox := make(chan ApprovalEvent, 1000)
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	detach := a.Attach()
+	// Subscribe before Attach: a call waiting for the first UI is asked the
+	// moment a UI attaches, and its pending event must not fall between the two.
 	cancel := a.Subscribe(func(ev ApprovalEvent) { inbox <- ev })
+	detach := a.Attach()
 	go func() {
 		defer close(done)
 		for {
@@ -509,7 +511,6 @@ func TestApprovalConcurrent(t *testing.T) {
 // startUIManual attaches a UI that decides inside its subscription callback
 // (which runs on the broker's delivery goroutine) and returns its stop func.
 func startUIManual(a *Approvals, policy func(ApprovalRequest) (Decision, bool)) func() {
-	detach := a.Attach()
 	cancel := a.Subscribe(func(ev ApprovalEvent) {
 		if ev.Kind == ApprovalPending {
 			if d, ok := policy(ev.Request); ok {
@@ -517,6 +518,7 @@ func startUIManual(a *Approvals, policy func(ApprovalRequest) (Decision, bool)) 
 			}
 		}
 	})
+	detach := a.Attach()
 	return func() { cancel(); detach() }
 }
 

@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, cli, openWindow, eventually as poll } from './harness.mjs';
+import { App, callAsWindow, cli, openWindow, eventually as poll } from './harness.mjs';
 
 const eventually = (fn, ms = 15_000) => poll(fn, ms);
 
@@ -34,23 +34,7 @@ const APP_TS = ['export function greet(name: string): string {', "  return 'hell
 const MATH_GO = ['package util', '', '// Answer is the answer.', 'func Answer() int { return 42 }', ''].join('\n');
 
 /** Calls a tool as the window does (the renderer caller) and returns its result. */
-const windowCall = (tool, args) =>
-  page.evaluate(
-    ([tool, args]) =>
-      new Promise((resolve, reject) => {
-        let id = null;
-        const early = new Map();
-        const off = window.runtime.EventsOn('tool_result', (p) => {
-          if (id === null) early.set(p.callId, p.result);
-          else if (p.callId === id) (off(), resolve(p.result));
-        });
-        window.go.app.App.Call(tool, args, {}).then((cid) => {
-          id = cid;
-          if (early.has(cid)) (off(), resolve(early.get(cid)));
-        }, reject);
-      }),
-    [tool, args],
-  );
+const windowCall = (tool, args) => callAsWindow(page, tool, args);
 
 const editorTab = () => page.getByTestId('editor-tab');
 const content = () => editorTab().locator('.cm-content');

@@ -136,8 +136,8 @@ async function instanceListed(pid) {
   }
 }
 
-/** Calls a tool as the window does (caller renderer: no approval prompt) through page's bridge. */
-export function windowCall(page, tool, args) {
+/** Calls a tool as the window does (caller renderer: no approval prompt), through page's bridge. */
+export function callAsWindow(page, tool, args) {
   return page.evaluate(
     ([tool, args]) =>
       new Promise((resolve, reject) => {
@@ -170,10 +170,10 @@ export async function stateSnapshot() {
 export async function tidyUp(page, snapshot) {
   const st = await cli('app_get_state');
   for (const t of st.workspaceTabs) {
-    if (!snapshot.tabs.has(t.id) && snapshot.spaces.has(t.spaceId)) await windowCall(page, 'close_workspace_tab', { tabId: t.id });
+    if (!snapshot.tabs.has(t.id) && snapshot.spaces.has(t.spaceId)) await callAsWindow(page, 'close_workspace_tab', { tabId: t.id });
   }
   for (const s of st.spaces) {
-    if (!snapshot.spaces.has(s.id)) await windowCall(page, 'close_space', { spaceId: s.id });
+    if (!snapshot.spaces.has(s.id)) await callAsWindow(page, 'close_space', { spaceId: s.id });
   }
-  if (snapshot.active && st.activeSpaceId !== snapshot.active) await windowCall(page, 'switch_space', { spaceId: snapshot.active });
+  if (snapshot.active && st.activeSpaceId !== snapshot.active) await callAsWindow(page, 'switch_space', { spaceId: snapshot.active });
 }

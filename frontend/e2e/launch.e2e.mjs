@@ -14,7 +14,7 @@ import { execFile, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cli, env, openWindow, eventually, windowCall } from './harness.mjs';
+import { callAsWindow, cli, env, openWindow, eventually } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 const NAME = 'e2e-launched-app';
@@ -60,11 +60,12 @@ before(() => {
 });
 
 after(async () => {
-  // The next test file finds the state it would find alone: the project's space goes.
+  // The next test file starts from the same user data: the project's space
+  // (whose folder goes below) must not stay the active one.
   const spaceId = await cli('project_list')
     .then(({ projects }) => projects.find((p) => p.cwd === dir)?.spaceId)
     .catch(() => undefined);
-  if (page && spaceId) await windowCall(page, 'close_space', { spaceId }).catch((err) => console.error('tidy up:', err));
+  if (page && spaceId) await callAsWindow(page, 'close_space', { spaceId }).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   const pid = await appPid().catch(() => 0);
   if (pid) {

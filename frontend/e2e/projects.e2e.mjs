@@ -202,6 +202,7 @@ describe('projects in the window with the real backend', { concurrency: false },
     const form = page.getByTestId('run-settings');
     await form.waitFor();
     // The detected command is listed.
+    await form.getByTestId('run-command-row').first().waitFor();
     assert.equal(await form.getByTestId('run-command-row').count(), 1);
 
     await form.getByTestId('run-command-add').click();

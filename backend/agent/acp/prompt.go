@@ -149,6 +149,7 @@ func (s *session) prompt(ctx context.Context, text string, onUpdate func(Update)
 			defer timer.Stop()
 			exitGrace = timer.C
 		case <-exitGrace:
+			s.drained(time.Second)
 			deliver()
 			return "", s.exitedErr("during the prompt")
 		case r := <-done:
@@ -159,6 +160,10 @@ func (s *session) prompt(ctx context.Context, text string, onUpdate func(Update)
 				}
 				err := s.callErr(ctx, "session/prompt", r.err)
 				if errors.Is(err, ErrExited) {
+					// What the agent said before it exited is still being
+					// handled: keep it.
+					s.drained(time.Second)
+					deliver()
 					return "", s.exitedErr("during the prompt")
 				}
 				return "", err

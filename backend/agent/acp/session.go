@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -36,6 +37,11 @@ type session struct {
 	version string // agentInfo.version
 	display string // agentInfo.title, name, or the command's base name
 	httpMCP bool
+
+	// inbound is the context the connection hands its notification
+	// handlers (set at the first session/update); the SDK cancels it once
+	// the notifications read before a disconnect are all handled.
+	inbound atomic.Value // context.Context
 
 	promptMu sync.Mutex // held by the running Prompt (TryLock)
 	toolsOK  bool       // ToolsListed was seen; guarded by promptMu
@@ -360,6 +366,27 @@ func (s *session) close() error {
 }
 
 // exitedErr is the error of a prompt whose agent is gone.
+// drained waits (at most max) after the agent's connection has ended until
+// the updates it sent before the end are all handled, so that a turn the
+// agent ended by exiting keeps everything it said.
+func (s *session) drained(max time.Duration) {
+	select {
+	case <-s.conn.Done():
+	default:
+		return
+	}
+	ctx, _ := s.inbound.Load().(context.Context)
+	if ctx == nil {
+		return
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 func (s *session) exitedErr(what string) error {
 	s.proc.waitExited(time.Second)
 	status := "exited"
@@ -379,8 +406,9 @@ type client struct{ s *session }
 
 var _ sdk.Client = (*client)(nil)
 
-func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
 	s := c.s
+	s.inbound.CompareAndSwap(nil, ctx)
 	if cu := n.Update.ConfigOptionUpdate; cu != nil {
 		s.setOptions(cu.ConfigOptions)
 		return nil

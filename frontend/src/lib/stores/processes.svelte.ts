@@ -194,11 +194,15 @@ export class ProcessesStore {
       await browser.openTab(localURL(port), space);
       return;
     }
+    // The view changes now, before anything is awaited: a reload that
+    // answers late must not pull the user out of where they went since
+    // (Settings opened right after a click on the port chip).
+    if (space === appState.activeSpaceId) {
+      if (ui.view !== 'workspace') ui.view = 'workspace';
+      const item = [...appState.primaryItems, ...appState.secondaryItems].find((i) => i.id === tab.id);
+      if (item && appState.shown(item.pane)?.id !== tab.id) await appState.showItem(item);
+    }
     await browser.reload(tab.id);
-    if (space !== appState.activeSpaceId) return;
-    if (ui.view !== 'workspace') ui.view = 'workspace';
-    const item = [...appState.primaryItems, ...appState.secondaryItems].find((i) => i.id === tab.id);
-    if (item && appState.shown(item.pane)?.id !== tab.id) await appState.showItem(item);
   }
 
   /** Takes an offer: opens its page. */

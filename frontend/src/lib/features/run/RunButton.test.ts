@@ -16,6 +16,7 @@ const fake = vi.hoisted(() => ({
   listeners: new Map<string, Set<(p: unknown) => void>>(),
   fail: {} as Record<string, { code: string; message: string }>,
   dialog: '',
+  refreshGate: null as Promise<void> | null,
 }));
 vi.mock('../../bridge', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../bridge')>();
@@ -68,6 +69,8 @@ vi.mock('../../bridge', async (importOriginal) => {
         case 'open_browser_tab':
           return { ok: true, content: { id: 'btab_new', spaceId: args.spaceId, url: args.url, title: '', active: true, pane: 'primary' } };
         case 'refresh':
+          if (fake.refreshGate) await fake.refreshGate;
+          return { ok: true, content: {} };
         case 'set_space_layout':
         case 'move_tab':
           return { ok: true, content: {} };
@@ -364,5 +367,40 @@ describe('open folder and the detection label', () => {
     await settle();
     expect(used('project_setup_detect')).toEqual([{ cwd: '/home/me/shop' }]);
     expect(byTestId('run-setup-notes')?.textContent).toContain('Run pnpm install: node_modules is missing');
+  });
+
+  it('a port chip whose reload answers late leaves the user where they went since (Settings)', async () => {
+    await setup(initialState('off', false, [tab('http://127.0.0.1:5173/cart')]));
+    show(RunButton);
+    await settle();
+    byTestId('run-button')!.click();
+    await settle();
+    await portArrives(5173);
+    let answer = () => {};
+    fake.refreshGate = new Promise<void>((r) => (answer = r));
+    try {
+      byTestId('run-port')!.click();
+      await settle();
+      ui.openSettings('run'); // the user moves on before the reload answers
+      answer();
+      await settle();
+      expect(used('refresh')).toEqual([{ tabId: 'btab_app' }]);
+      expect(ui.view).toBe('settings');
+    } finally {
+      fake.refreshGate = null;
+    }
+  });
+
+  it('Escape closes the Run menu wherever the focus is', async () => {
+    await setup(initialState());
+    show(RunButton);
+    await settle();
+    byTestId('run-menu-toggle')!.click();
+    await settle();
+    expect(byTestId('run-menu')).not.toBeNull();
+    (document.activeElement as HTMLElement | null)?.blur(); // e.g. the items were disabled and could not take the focus
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    await settle();
+    expect(byTestId('run-menu')).toBeNull();
   });
 });
