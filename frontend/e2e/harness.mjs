@@ -177,3 +177,25 @@ export async function tidyUp(page, snapshot) {
   }
   if (snapshot.active && st.activeSpaceId !== snapshot.active) await callAsWindow(page, 'switch_space', { spaceId: snapshot.active });
 }
+
+/**
+ * What the window and the engine say about terminal tabs, for a failure
+ * message: the bound terminals, the running ones, and every terminal view
+ * in the page (its id attribute, whether it is visible, its status line).
+ */
+export async function terminalDiagnosis(page) {
+  const st = await cli('app_get_state').catch((e) => ({ error: String(e) }));
+  const tabs = (st.workspaceTabs ?? []).filter((t) => t.kind === 'terminal').map((t) => ({ id: t.id, terminalId: t.terminalId, pane: t.pane }));
+  const terms = await cli('list_terminals').then((l) => l.map((t) => `${t.id}:${t.status}`)).catch((e) => String(e));
+  const views = await page
+    .evaluate(() =>
+      [...document.querySelectorAll('.terminal')].map((el) => ({
+        id: el.getAttribute('data-terminal-id'),
+        visible: !!(el.offsetWidth || el.offsetHeight),
+        status: el.querySelector('[role=status]')?.textContent?.trim() ?? '',
+      })),
+    )
+    .catch((e) => String(e));
+  const active = await page.evaluate(() => document.querySelector('[role=tab][aria-selected=true]')?.textContent?.trim()).catch(() => '?');
+  return JSON.stringify({ tabs, terms, views, activeTab: active, activeSpace: st.activeSpaceId });
+}
