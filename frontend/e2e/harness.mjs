@@ -34,7 +34,10 @@ export async function cli(tool, ...args) {
 }
 
 // A known error of the Wails dev runtime in a plain browser.
-const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/];
+// And in dev mode the page's /wails/ipc.js websocket may deliver an event
+// before /wails/runtime.js has defined window.wails (a loaded machine
+// fetches the second script late); the production window has no websocket.
+const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/, /Cannot read properties of undefined \(reading 'EventsNotify'\)/];
 
 /**
  * Opens the window's UI in /usr/bin/chromium (headless, the flags of the
@@ -198,4 +201,13 @@ export async function terminalDiagnosis(page) {
     .catch((e) => String(e));
   const active = await page.evaluate(() => document.querySelector('[role=tab][aria-selected=true]')?.textContent?.trim()).catch(() => '?');
   return JSON.stringify({ tabs, terms, views, activeTab: active, activeSpace: st.activeSpaceId });
+}
+
+/** Waits for the terminal view that shows a term_ id; on a timeout the error says what the window and the engine had. */
+export async function terminalView(page) {
+  const view = page.locator('.terminal[data-terminal-id^="term_"]');
+  await view.waitFor().catch(async (err) => {
+    throw new Error(`${err.message}\n${await terminalDiagnosis(page)}`);
+  });
+  return view;
 }

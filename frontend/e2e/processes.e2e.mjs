@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, cli, openWindow, eventually as poll, terminalDiagnosis } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll, terminalView } from './harness.mjs';
 
 const eventually = (fn, ms = 15_000) => poll(fn, ms);
 
@@ -133,10 +133,7 @@ describe('processes in the window with the real backend', { concurrency: false }
   test('a terminal tab runs a shell: typed commands answer in the view; closing the tab closes it', { timeout: 180_000 }, async () => {
     const strip = page.getByRole('tablist', { name: 'Primary pane tabs' });
     await strip.getByRole('button', { name: 'New terminal in the primary pane' }).click();
-    const view = page.locator('.terminal[data-terminal-id^="term_"]');
-    await view.waitFor().catch(async (err) => {
-      throw new Error(`${err.message}\n${await terminalDiagnosis(page)}`);
-    });
+    const view = await terminalView(page);
     // The view shows the terminal the tab is bound to. (The dev binary's
     // own window shows the same tab: if both started a terminal, the last
     // binding wins, both views follow it and the other one is closed.)

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp, terminalDiagnosis } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp, terminalView } from './harness.mjs';
 
 const eventually = (fn, ms = 20_000) => poll(fn, ms);
 
@@ -69,9 +69,7 @@ describe('a terminal tab after a restart of the app', { concurrency: false }, ()
   test('keeps its scrollback above a new shell in the same folder, and says the session ended with meith', { timeout: 180_000 }, async () => {
     // A terminal tab (in the space's folder), with some output.
     await page.getByRole('tablist', { name: 'Primary pane tabs' }).getByRole('button', { name: 'New terminal in the primary pane' }).click();
-    await view().waitFor().catch(async (err) => {
-      throw new Error(`${err.message}\n${await terminalDiagnosis(page)}`);
-    });
+    await terminalView(page);
     firstId = await settledTerminal();
     const cwd = (await cli('list_terminals')).find((t) => t.id === firstId).cwd;
     await typeLine('echo before-$((40+2))-quit');
@@ -88,7 +86,7 @@ describe('a terminal tab after a restart of the app', { concurrency: false }, ()
     // meith starts again; the window reconnects.
     app = await App.start();
     await page.reload();
-    await view().waitFor();
+    await terminalView(page);
     const secondId = await settledTerminal();
     assert.notEqual(secondId, firstId);
 
