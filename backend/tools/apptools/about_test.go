@@ -50,7 +50,9 @@ func TestAboutFields(t *testing.T) {
 		want About
 	}{
 		{"desktop build", Deps{Build: stamped, WebKitVersion: "2.50.6", UserData: "/u", SocketPath: func() string { return "/u/tool.sock" },
-			ChromiumPath: func() (string, error) { return script(t, dir, "chromium", "echo 'Chromium 156.0.1 built on test'"), nil }},
+			ChromiumPath: func() (string, error) {
+				return script(t, dir, "chromium", "echo 'Chromium 156.0.1 built on test'"), nil
+			}},
 			About{Version: "1.2.3", Commit: "abc", BuildDate: "2026-12-02T05:00:00Z", Dirty: true, GoVersion: "go1.26.8", WailsVersion: "v2.16.0",
 				WebkitVersion: "2.50.6", ChromiumVersion: "Chromium 156.0.1 built on test", UserData: "/u", SocketPath: "/u/tool.sock"}},
 		{"plain headless build, no chromium", Deps{Build: buildinfo.Stamp{Version: "0.1.0-dev", GoVersion: "go1.26.8"}, UserData: "/u",
