@@ -45,7 +45,7 @@ const (
 	AboutUnknown = "unknown"
 	// AboutNotStamped is the build date of a binary built without the
 	// build scripts' stamps (a plain go build or go test).
-	AboutNotStamped = "not stamped (built without scripts/lib.sh meith_ldflags)"
+	AboutNotStamped = "not stamped (built without the build scripts)"
 	// AboutNoWindow is the Wails and WebKit version of a headless runtime.
 	AboutNoWindow = "none (headless runtime, no window)"
 	// AboutChromiumNotFound: no Chromium to ask.
