@@ -1,5 +1,7 @@
 # Convenience targets; scripts/ holds the real recipes (README.md).
 GO_TAGS_DESKTOP := desktop,production,webkit2_41
+# The build stamps of Settings → About (scripts/lib.sh meith_ldflags).
+STAMP = $(shell bash -c 'source scripts/lib.sh && meith_ldflags')
 
 .PHONY: setup run test frontend desktop headless dev vet gotest smoke clean
 
@@ -16,14 +18,14 @@ frontend:
 	cd frontend && npm run build
 
 desktop: frontend
-	CGO_ENABLED=1 go build -tags $(GO_TAGS_DESKTOP) -ldflags "-w -s" -o build/bin/meith .
+	CGO_ENABLED=1 go build -tags $(GO_TAGS_DESKTOP) -ldflags "-w -s $(STAMP)" -o build/bin/meith .
 
 headless:
-	CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+	CGO_ENABLED=0 go build -tags headless -ldflags "$(STAMP)" -o build/bin/meith-headless .
 
 # A binary that serves the UI to a browser at 127.0.0.1:34115 (needs an X display).
 dev: frontend
-	go build -tags dev,webkit2_41 -o build/bin/meith-dev .
+	go build -tags dev,webkit2_41 -ldflags "$(STAMP)" -o build/bin/meith-dev .
 
 vet:
 	go vet -tags webkit2_41 ./...

@@ -63,6 +63,7 @@ func Main(ctx context.Context, stderr io.Writer) int {
 	}
 	cfg.Desktop = true
 	cfg.CaptureWindow = captureWindow
+	cfg.WebKitVersion = webkitVersion()
 	// The runtime exists before the window: app_focus_window reaches the
 	// window once it is built.
 	var win atomic.Pointer[App]

@@ -28,11 +28,11 @@ CLI_BIN=build/bin/meith-headless
 [ -x /usr/bin/chromium ] || fail "/usr/bin/chromium is missing (apt-get install chromium)"
 
 echo "building $DEV_BIN (-tags dev,webkit2_41)"
-CGO_ENABLED=1 go build -tags dev,webkit2_41 -o "$DEV_BIN" .
+CGO_ENABLED=1 go build -tags dev,webkit2_41 -ldflags "$(meith_ldflags)" -o "$DEV_BIN" .
 # Always (the build cache makes it quick): a binary left from an older
 # checkout would test yesterday's CLI.
 echo "building $CLI_BIN"
-CGO_ENABLED=0 go build -tags headless -o "$CLI_BIN" .
+CGO_ENABLED=0 go build -tags headless -ldflags "$(meith_ldflags)" -o "$CLI_BIN" .
 
 # The scripted ACP agent the agent tab's test runs (backend/agent/testdata).
 AGENT_BIN=build/bin/scriptagent

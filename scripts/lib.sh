@@ -6,6 +6,21 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   export PATH="/usr/local/go/bin:$PATH"
 fi
 
+# meith_ldflags prints the -X flags that stamp the build (Settings → About,
+# app_about): the commit, whether the tree had uncommitted changes, and the
+# build date (UTC; $SOURCE_DATE_EPOCH when set, for reproducible builds).
+meith_ldflags() {
+  local pkg=github.com/meith-dev/meith/backend/internal/buildinfo commit dirty=false date
+  commit=$(git rev-parse HEAD 2>/dev/null || true)
+  if [ -n "$commit" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then dirty=true; fi
+  if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+  else
+    date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  fi
+  printf -- '-X %s.Commit=%s -X %s.Dirty=%s -X %s.BuildDate=%s' "$pkg" "$commit" "$pkg" "$dirty" "$pkg" "$date"
+}
+
 section() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
 
@@ -48,7 +63,7 @@ colors() { convert "$1" -format '%k' info:; }
 # runtime's pid) and $sock, waits for the socket, and on exit stops the
 # runtime and removes $tmp.
 serve_headless() {
-  CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+  CGO_ENABLED=0 go build -tags headless -ldflags "$(meith_ldflags)" -o build/bin/meith-headless .
   tmp=$(mktemp -d)
   srv=""
   trap serve_headless_cleanup EXIT

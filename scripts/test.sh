@@ -52,14 +52,14 @@ section "go: test -race"
 go test -race -count=1 -tags webkit2_41 ./...
 
 section "build: headless binary (CGO_ENABLED=0, no Wails)"
-CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+CGO_ENABLED=0 go build -tags headless -ldflags "$(meith_ldflags)" -o build/bin/meith-headless .
 if CGO_ENABLED=0 go list -deps -tags headless . | grep wailsapp >/dev/null; then
   fail "the headless build imports Wails"
 fi
 ls -l build/bin/meith-headless
 
 section "build: desktop binary (Wails, WebKitGTK 4.1)"
-CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s" -o build/bin/meith .
+CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s $(meith_ldflags)" -o build/bin/meith .
 ls -l build/bin/meith
 
 section "smoke: headless runtime + CLI"

@@ -78,6 +78,10 @@ type Config struct {
 	// FocusWindow, if set, shows, unminimises and raises the main window for
 	// app_focus_window (the desktop app sets it); nil means headless.
 	FocusWindow func(ctx context.Context) error
+	// WebKitVersion is the WebKitGTK version the window runs on, for
+	// app_about (the desktop app sets it; nothing under backend/ links
+	// WebKit). "" means headless.
+	WebKitVersion string
 }
 
 // ConfigFromEnv returns a Config whose paths come from MEITH_HOME and
@@ -374,6 +378,9 @@ func (i *Instance) registerTools() {
 		CaptureWindow: i.cfg.CaptureWindow,
 		FocusWindow:   i.cfg.FocusWindow,
 		FileHealth:    i.fileHealth,
+		Build:         buildinfo.Read(),
+		WebKitVersion: i.cfg.WebKitVersion,
+		ChromiumPath:  browser.FindChrome,
 		PersistDebugMode: func(ctx context.Context, enabled bool) error {
 			if err := i.state.Update(func(s *state.State) error { s.Settings.DebugMode = enabled; return nil }); err != nil {
 				return err

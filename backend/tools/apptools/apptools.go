@@ -18,6 +18,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/applog"
 	"github.com/meith-dev/meith/backend/discovery"
+	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/protocol"
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/state"
@@ -67,6 +68,14 @@ type Deps struct {
 	// FocusWindow shows, unminimises and raises the main window for
 	// app_focus_window; nil means there is no window (a headless runtime).
 	FocusWindow func(ctx context.Context) error
+	// Build is the running binary's build stamp for app_about.
+	Build buildinfo.Stamp
+	// WebKitVersion is the WebKitGTK version the window runs on, for
+	// app_about ("" : no window).
+	WebKitVersion string
+	// ChromiumPath returns the Chromium the browser tools run, for
+	// app_about's version (nil or an error: none found).
+	ChromiumPath func() (string, error)
 }
 
 // ReasonHeadless is the reason of app_focus_window on a runtime without a
@@ -159,6 +168,8 @@ func Register(r *registry.Registry, d Deps) {
 			Handler: registry.Handle(t.ping)},
 		{Name: "app_health", Description: "Return health status for the app socket, registry, storage, audit and the other runtime services.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.health)},
+		{Name: "app_about", Description: "Return what this build is (version, commit, build date, Go, Wails, WebKitGTK and Chromium versions), the user data and socket paths, and the licences of the bundled libraries.",
+			Capabilities: protocol.ReadOnly(), Timeout: 15 * time.Second, Handler: registry.Handle(t.about)},
 		{Name: "app_list_instances", Description: "Return live registered app instances, newest first.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.listInstances)},
 		{Name: "app_get_logs", Description: "Return recent structured app log entries (logs.jsonl), newest last, with filters.",
@@ -187,8 +198,9 @@ func (t *tools) focusWindow(ctx context.Context, call *registry.Call, _ registry
 
 // tools carries the dependencies of the handlers.
 type tools struct {
-	d   Deps
-	pid int
+	d        Deps
+	pid      int
+	chromium chromiumVersions // app_about runs chromium --version once
 }
 
 // ping is app_ping.

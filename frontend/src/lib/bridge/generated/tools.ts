@@ -8,6 +8,38 @@
 // envelope, or returns any value): see registry.Register.
 
 /**
+ * About is the result of app_about: what this build is and what it bundles.
+ *
+ * (Go: apptools.About)
+ */
+export interface About {
+  version: string;
+  commit: string;
+  buildDate: string;
+  /** Dirty is true when the build's tree had uncommitted changes. */
+  dirty: boolean;
+  goVersion: string;
+  wailsVersion: string;
+  /**
+   * WebkitVersion is the WebKitGTK the window runs on (the library
+   * linked at run time).
+   */
+  webkitVersion: string;
+  /**
+   * ChromiumVersion is what the browser tools' Chromium says with
+   * --version.
+   */
+  chromiumVersion: string;
+  userData: string;
+  socketPath: string;
+  /**
+   * Licences are the bundled libraries: the Go standard library, the Go
+   * modules linked into this binary, then the window's npm packages.
+   */
+  licences: LicencesEntry[] | null;
+}
+
+/**
  * CreateInput is the input of agent_create_session.
  *
  * (Go: agenttools.CreateInput)
@@ -1597,6 +1629,19 @@ export interface LayoutInput {
   drawerOpen?: boolean;
   /** height of the bottom drawer in pixels */
   drawerHeight?: number;
+}
+
+/**
+ * Entry is one bundled library.
+ *
+ * (Go: licences.Entry)
+ */
+export interface LicencesEntry {
+  /** Name is the Go module path or the npm package name. */
+  name: string;
+  version: string;
+  /** Licence is an SPDX identifier or "see licence file". */
+  licence: string;
 }
 
 /**
@@ -3582,6 +3627,7 @@ export type ToolName =
   | 'agent_stage_attachment'
   | 'agent_update_session'
   | 'ai_complete'
+  | 'app_about'
   | 'app_export_bug_report'
   | 'app_focus_window'
   | 'app_get_logs'
@@ -3718,6 +3764,8 @@ export interface ToolTypes {
   agent_update_session: { input: AgentUpdateInput; output: SessionOutput };
   /** One-shot completion by the configured agent, with no tool access; nothing is kept. */
   ai_complete: { input: CompleteInput; output: CompleteOutput };
+  /** Return what this build is (version, commit, build date, Go, Wails, WebKitGTK and Chromium versions), the user data and socket paths, and the licences of the bundled libraries. */
+  app_about: { input: NoArgs; output: About };
   /** Export a reproducible bug report (state summary, recent logs, tool catalog, health, environment) to <userData>/artifacts/bug-report-<timestamp>.json. */
   app_export_bug_report: { input: BugReportInput; output: BugReportResult };
   /** Show, unminimise and raise the main application window (focused false with reason "headless" when the runtime has no window). */
