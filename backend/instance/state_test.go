@@ -30,14 +30,19 @@ func runCLI(t *testing.T, inst *instancetest.Instance, args ...string) (code int
 
 func TestCLISpacesOverSocket(t *testing.T) {
 	inst := instancetest.New(t)
-	code, out, errOut := runCLI(t, inst, "spaces")
-	var list struct {
-		Spaces []struct {
-			ID, Name string
+	code, out, errOut := runCLI(t, inst, "--json", "spaces")
+	// --json prints the result envelope; the text form is human.txtar's.
+	var env struct {
+		Content struct {
+			Spaces []struct {
+				ID, Name string
+			}
+			ActiveSpaceID string
 		}
-		ActiveSpaceID string
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Spaces) != 1 ||
+	err := json.Unmarshal([]byte(out), &env)
+	list := env.Content
+	if code != 0 || err != nil || len(list.Spaces) != 1 ||
 		list.Spaces[0].Name != "Default" || list.ActiveSpaceID != list.Spaces[0].ID {
 		t.Errorf("meith spaces = %d %q %q, want the Default space, active", code, out, errOut)
 	}

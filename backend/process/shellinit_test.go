@@ -63,7 +63,11 @@ func TestTerminalKeepsLauncherFirstOnPath(t *testing.T) {
 				Env: []string{"HOME=" + home, "MEITH_CLI_BIN=" + filepath.Join(dir, "meith"), "ZDOTDIR="}})
 			term := newTerminal(t, m, TermSpec{Shell: tc.shell, Cwd: home})
 			// The quotes keep the echoed command line from matching.
-			writeTerm(t, m, term.ID, "echo FOUND''=$(command -v meith)=; meith; echo FIRST''=${PATH%%:*}=\r")
+			line := "echo FOUND''=$(command -v meith)=; meith; echo FIRST''=${PATH%%:*}=\r"
+			if tc.shell == "fish" { // fish has no ${VAR%%…}: its PATH is a list
+				line = "echo FOUND''=(command -v meith)=; meith; echo FIRST''=$PATH[1]=\r"
+			}
+			writeTerm(t, m, term.ID, line)
 			waitOutput(t, m, term.ID, "FOUND="+filepath.Join(dir, "meith")+"=")
 			waitOutput(t, m, term.ID, "managed-launcher")
 			waitOutput(t, m, term.ID, "FIRST="+dir+"=")

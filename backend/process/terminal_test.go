@@ -31,12 +31,18 @@ func writeTerm(t *testing.T, m *Manager, id, data string) {
 func waitOutput(t *testing.T, m *Manager, id, want string) string {
 	t.Helper()
 	var buf string
-	waitFor(t, "terminal output "+want, func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		s, err := m.TerminalSnapshot(id)
 		buf = s.Buffer
-		return err == nil && strings.Contains(buf, want)
-	})
-	return buf
+		if err == nil && strings.Contains(buf, want) {
+			return buf
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for terminal output %s; the terminal shows (last 2 KiB):\n%q", want, buf[max(0, len(buf)-2048):])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestTerminal(t *testing.T) {

@@ -44,6 +44,8 @@ const HARMLESS = [/Cannot read properties of null \(reading 'nodes'\)/, /Cannot 
  * machine's brief) at 1280×820 and waits for the spaces rail. pageErrors
  * collects the page's uncaught errors, the known harmless one left out.
  */
+const trails = new WeakMap();
+
 export async function openWindow({ timeout = 15_000 } = {}) {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -53,6 +55,12 @@ export async function openWindow({ timeout = 15_000 } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
   page.setDefaultTimeout(timeout);
   const pageErrors = [];
+  // The terminal views' own account of what they attached to, for terminalDiagnosis.
+  const trail = [];
+  trails.set(page, trail);
+  page.on('console', (msg) => {
+    if (msg.text().startsWith('terminal view ')) trail.push(`${new Date().toISOString().slice(11, 23)} ${msg.text()}`);
+  });
   page.on('pageerror', (err) => {
     if (!HARMLESS.some((re) => re.test(err.message))) pageErrors.push(err.message);
   });
@@ -200,7 +208,7 @@ export async function terminalDiagnosis(page) {
     )
     .catch((e) => String(e));
   const active = await page.evaluate(() => document.querySelector('[role=tab][aria-selected=true]')?.textContent?.trim()).catch(() => '?');
-  return JSON.stringify({ tabs, terms, views, activeTab: active, activeSpace: st.activeSpaceId });
+  return JSON.stringify({ tabs, terms, views, activeTab: active, activeSpace: st.activeSpaceId, trail: trails.get(page) ?? [] }, null, 1);
 }
 
 /** Waits for the terminal view that shows a term_ id; on a timeout the error says what the window and the engine had. */

@@ -3,7 +3,7 @@ import type { TerminalSession, WorkspaceTab } from '../../bridge';
 
 // An in-memory engine: terminals by id, the tool calls recorded.
 const fake = vi.hoisted(() => ({
-  terminals: new Map<string, { status: string; buffer: string; nextSeq: number }>(),
+  terminals: new Map<string, { status: string; buffer: string; nextSeq: number; restoredFrom?: string }>(),
   calls: [] as { tool: string; args: Record<string, unknown> }[],
   seq: 0,
   failBind: false,
@@ -26,13 +26,14 @@ vi.mock('../../bridge', async (importOriginal) => {
           const nid = `term_${++fake.seq}`;
           const from = String(args.restoreFrom ?? '');
           const restored = fake.saved.delete(from);
-          fake.terminals.set(nid, { status: 'running', buffer: restored ? 'old output' : '', nextSeq: restored ? 2 : 1 });
+          fake.terminals.set(nid, { status: 'running', buffer: restored ? 'old output' : '', nextSeq: restored ? 2 : 1, restoredFrom: restored ? from : undefined });
           return { ok: true, content: restored ? { ...session(nid), restoredFrom: from } : session(nid) };
         }
         case 'get_terminal_snapshot': {
           const t = fake.terminals.get(id);
           if (!t) return { ok: false, error: { code: 'TOOL_FAILED', message: `Unknown terminal: ${id}` } };
-          return { ok: true, content: { ...session(id), buffer: t.buffer, nextSeq: t.nextSeq } };
+          const restoredFrom = t.restoredFrom ? { restoredFrom: t.restoredFrom } : {};
+          return { ok: true, content: { ...session(id), ...restoredFrom, buffer: t.buffer, nextSeq: t.nextSeq } };
         }
         case 'set_workspace_tab_terminal':
           return fake.failBind ? { ok: false, error: { code: 'VALIDATION_ERROR', message: 'no such tab' } } : { ok: true, content: {} };
@@ -94,6 +95,14 @@ describe('terminal sessions', () => {
     expect(restoreNote(a)).toBe("This terminal's session ended when meith quit. Its output is kept above the new shell.");
     expect(restoreNote(a)).not.toMatch(/term_/);
     expect(fake.calls.find((c) => c.tool === 'set_workspace_tab_terminal')?.args).toEqual({ tabId: 'wtab_1', terminalId: 'term_1' });
+  });
+
+  it('a view that follows a terminal another window restored says the session ended too', async () => {
+    fake.saved.add('term_before_quit');
+    const first = await attach(tab('term_before_quit'), { cols: 100, rows: 30 });
+    const other = await reattach(first.terminal.id);
+    expect(other.restored).toBe(true);
+    expect(restoreNote(other)).toMatch(/^This terminal's session ended when meith quit\./);
   });
 
   it('starts one terminal for two views of the same tab attaching at once', async () => {

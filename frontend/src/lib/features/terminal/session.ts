@@ -41,7 +41,8 @@ async function snapshot(terminalId: string): Promise<Attached | null> {
   const r = await call<TerminalSnapshot>('get_terminal_snapshot', { terminalId });
   if (!r.ok || !r.content) return null; // unknown: closed, or from an earlier run
   const { buffer, nextSeq, ...terminal } = r.content;
-  return { terminal, buffer: buffer ?? '', after: Math.max(0, (nextSeq ?? 0) - 1), restored: false };
+  // A terminal another window started from a saved scrollback says so here too.
+  return { terminal, buffer: buffer ?? '', after: Math.max(0, (nextSeq ?? 0) - 1), restored: !!terminal.restoredFrom };
 }
 
 async function create(tab: WorkspaceTab, size: { cols: number; rows: number }, restoreFrom = ''): Promise<Attached> {
