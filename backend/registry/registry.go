@@ -44,7 +44,8 @@ type Registry struct {
 // callState is what BeginShutdown needs of a call that has not resolved.
 type callState struct {
 	cancel context.CancelCauseFunc
-	alive  keepAlive // the call's timer, once it runs
+	alive  keepAlive  // the call's timer, once it runs
+	auth   AuthRecord // what the authorizer recorded
 }
 
 // entry is one registered tool.
