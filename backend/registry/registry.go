@@ -41,7 +41,8 @@ type Registry struct {
 	calls map[*callState]struct{}
 }
 
-// callState is what BeginShutdown needs of a call that has not resolved.
+// callState is what BeginShutdown needs of a call that has not resolved,
+// and the record its authorizer writes.
 type callState struct {
 	cancel context.CancelCauseFunc
 	alive  keepAlive  // the call's timer, once it runs
