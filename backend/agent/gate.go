@@ -25,13 +25,15 @@ const (
 // Gate is the agent approval gate, the permission service's AgentGate: an
 // agent call of a privileged tool without a grant. It is settled by
 // [Service.settle]; an allow writes a one-use grant for exactly this tool,
-// which the permission service then spends on this call.
+// which the permission service then spends on this call. How it decided
+// goes to req.Record: the card's id (the tool call id), DecidedBy
+// "agent-card" (or "agent-remembered", "full-access") and the decision.
 func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 	sid, name := req.Client.SessionID, req.Tool.Name
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	gating, _ := permission.GatingCapability(privileged)
 	v, origin := s.settle(ctx, sid, PermissionRequest{SessionID: sid, ToolCallID: req.RequestID, ToolName: name,
-		Source: SourceMeith, Capability: gating, Args: req.Args}, privileged, nil)
+		Source: SourceMeith, Capability: gating, Args: req.Args}, privileged, nil, req.Record)
 	switch v {
 	case verdictAllow:
 		s.opts.Permissions.Grant(permission.Grant{Caller: protocol.CallerAgent, SessionID: sid,
@@ -50,6 +52,9 @@ func (s *Service) Gate(ctx context.Context, req registry.AuthRequest) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if v == verdictWithdrawn {
+		return gateDeny(req, privileged, fmt.Sprintf("The agent run ended before %q was approved.", name))
+	}
 	return gateDeny(req, privileged, fmt.Sprintf("User denied %q.", name))
 }
 
@@ -58,7 +63,8 @@ type verdict int
 
 const (
 	verdictAllow        verdict = iota // Full access, a remembered allow, or the user allowed
-	verdictDenied                      // the user denied, or the run ended while asking
+	verdictDenied                      // the user denied
+	verdictWithdrawn                   // the run ended (or the call was cancelled) while asking
 	verdictRemembered                  // a remembered deny
 	verdictNoRun                       // it would have to ask, but no run is in progress
 	verdictUnknown                     // no such session
@@ -89,10 +95,13 @@ func beyondOriginMessage(tool string, caps []protocol.Capability, origin protoco
 // holds is allowed, the rest needs the user's answer on a card — Full
 // access and remembered allows do not reach beyond the origin — and is
 // denied at once when no window is open to ask (a headless runtime).
+//
+// rec (nil for the agent's own tools) gets how it was decided.
 func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, caps []protocol.Capability,
-	before func(*run)) (verdict, protocol.ClientInfo) {
+	before func(*run), rec *registry.AuthRecord) (verdict, protocol.ClientInfo) {
 	sess, ok := s.store.session(sid)
 	if !ok {
+		rec.Decide(registry.AuthDeny, "")
 		return verdictUnknown, protocol.ClientInfo{}
 	}
 	s.mu.Lock()
@@ -106,19 +115,27 @@ func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, 
 	bounded := origin.Caller != "" && !origin.Caller.Trusted()
 	switch {
 	case bounded && s.opts.Permissions.Holds(origin.Caller, origin.SessionID, caps):
+		rec.Decide(registry.AuthAllow, "")
 		return verdictAllow, origin
 	case remembered == DecisionDeny:
+		rec.Decide(registry.AuthRefused, DecidedByRemembered)
 		s.markDecision(r, sid, pr.ToolCallID, DecisionDeny, pr.Capability)
 		return verdictRemembered, origin
 	case bounded && !s.opts.Permissions.UserReachable():
+		rec.Decide(registry.AuthDeny, "")
 		s.markDecision(r, sid, pr.ToolCallID, DecisionDeny, pr.Capability)
 		r.emit(protocol.Progress("denied: "+beyondOriginMessage(pr.ToolName, caps, origin), -1))
 		return verdictBeyondOrigin, origin
 	case bounded:
 		// Only the user's answer on the card reaches beyond the origin.
-	case sess.AutoAccept, remembered == DecisionAllow:
+	case sess.AutoAccept:
+		rec.Decide(registry.AuthAllow, DecidedByFullAccess)
+		return verdictAllow, origin
+	case remembered == DecisionAllow:
+		rec.Decide(registry.AuthApproved, DecidedByRemembered)
 		return verdictAllow, origin
 	case r == nil:
+		rec.Decide(registry.AuthDeny, "")
 		return verdictNoRun, origin
 	}
 	if before != nil {
@@ -130,11 +147,31 @@ func (s *Service) settle(ctx context.Context, sid string, pr PermissionRequest, 
 	pr.Args = boundJSON(pr.Args, maxArgsBytes)
 	pr.Action = permission.ActionLabel(pr.Capability)
 	pr.CreatedAt = time.Now().UnixMilli()
-	if s.ask(ctx, r, l, pr) {
+	rec.Ask(pr.ToolCallID, DecidedByCard)
+	allow, answered := s.ask(ctx, r, l, pr)
+	switch {
+	case allow:
+		rec.Decide(registry.AuthApproved, "")
 		return verdictAllow, origin
+	case answered:
+		rec.Decide(registry.AuthRefused, "")
+		return verdictDenied, origin
 	}
-	return verdictDenied, origin
+	rec.Decide(registry.AuthCancelled, "")
+	return verdictWithdrawn, origin
 }
+
+// Where the gate's answer came from, as [registry.Authorization]'s
+// DecidedBy says it.
+const (
+	// DecidedByCard: the user answered the permission card now.
+	DecidedByCard = "agent-card"
+	// DecidedByRemembered: an answer on a card with "remember for this
+	// tool in this session" ticked.
+	DecidedByRemembered = "agent-remembered"
+	// DecidedByFullAccess: the session's Full access (no card shown).
+	DecidedByFullAccess = "full-access"
+)
 
 // gateDeny is the gate's PERMISSION_DENIED.
 func gateDeny(req registry.AuthRequest, required []protocol.Capability, msg string) error {
@@ -144,8 +181,8 @@ func gateDeny(req registry.AuthRequest, required []protocol.Capability, msg stri
 }
 
 // ask opens a permission card and waits for the user's answer; a run
-// cancelled meanwhile (or ctx ending) answers deny.
-func (s *Service) ask(ctx context.Context, r *run, l *liveSession, pr PermissionRequest) bool {
+// cancelled meanwhile (or ctx ending) answers deny, with answered false.
+func (s *Service) ask(ctx context.Context, r *run, l *liveSession, pr PermissionRequest) (allow, answered bool) {
 	p := &pendingPermission{req: pr, ch: make(chan permissionAnswer, 1)}
 	s.mu.Lock()
 	l.pending[pr.ToolCallID] = p
@@ -166,6 +203,7 @@ func (s *Service) ask(ctx context.Context, r *run, l *liveSession, pr Permission
 	var a permissionAnswer
 	select {
 	case a = <-p.ch:
+		answered = true
 	case <-ctx.Done():
 	case <-r.ctx.Done():
 	}
@@ -185,7 +223,7 @@ func (s *Service) ask(ctx context.Context, r *run, l *liveSession, pr Permission
 	}
 	s.markDecision(r, pr.SessionID, pr.ToolCallID, d, pr.Capability)
 	s.changed(pr.SessionID, ChangePermission)
-	return a.allow
+	return a.allow, answered
 }
 
 // markDecision records the user's decision on the tool call.
@@ -267,7 +305,7 @@ func (s *Service) agentPermission(ctx context.Context, sid string, req acp.Permi
 			s.putToolCall(r, sid, tc)
 		}
 	}
-	v, _ := s.settle(ctx, sid, pr, []protocol.Capability{pr.Capability}, placeCall)
+	v, _ := s.settle(ctx, sid, pr, []protocol.Capability{pr.Capability}, placeCall, nil)
 	return acp.PermissionDecision{Allow: v == verdictAllow}
 }
 

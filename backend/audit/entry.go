@@ -1,5 +1,15 @@
 // Package audit keeps audit.jsonl, the record of every tool call (allowed or
 // denied) with redacted summaries of its arguments and result. The
+// entry's decision tells how the call's authorization ended, as the
+// permission service recorded it in [registry.Outcome.Authorization]:
+// allow (no one needed to approve it), approved (a person did, on the
+// window's prompt or an agent's card, now or through a remembered scope or
+// rule), deny (the policy refused it), refused (the person asked said no),
+// cancelled (the call ended before anyone approved it) or timeout (nobody
+// answered in time). A call that was never approved is never allow. The
+// entry also names the request (requestId), the question asked
+// (approvalId), where the answer came from (decidedBy), how long the call
+// waited (waitedMs) and the socket peer (clientPid, clientExe). The
 // summaries and their redaction rules are backend/redact/summary's; the
 // client-chosen fields (tool name, cwd) go through the value scanner of
 // backend/redact and are bounded by summary.Clip.
@@ -23,14 +33,38 @@ import (
 	"github.com/meith-dev/meith/backend/registry"
 )
 
-// Decision is the permission decision an [Entry] records.
+// Decision is the permission decision an [Entry] records; the values are
+// registry.AuthDecision's.
 type Decision string
 
 // The decisions of an entry.
 const (
-	DecisionAllow Decision = "allow"
-	DecisionDeny  Decision = "deny"
+	// DecisionAllow: the call needed no one's approval.
+	DecisionAllow = Decision(registry.AuthAllow)
+	// DecisionApproved: a person approved it (prompt, card, remembered
+	// scope or rule).
+	DecisionApproved = Decision(registry.AuthApproved)
+	// DecisionDeny: the policy refused it without asking.
+	DecisionDeny = Decision(registry.AuthDeny)
+	// DecisionRefused: the person asked answered no.
+	DecisionRefused = Decision(registry.AuthRefused)
+	// DecisionCancelled: the call ended before anyone approved it.
+	DecisionCancelled = Decision(registry.AuthCancelled)
+	// DecisionTimeout: nobody answered the prompt in time.
+	DecisionTimeout = Decision(registry.AuthTimeout)
 )
+
+// Decisions lists every decision, for validating filters.
+var Decisions = []Decision{DecisionAllow, DecisionApproved, DecisionDeny, DecisionRefused, DecisionCancelled, DecisionTimeout}
+
+// Valid reports whether d is one of [Decisions].
+func (d Decision) Valid() bool {
+	switch d {
+	case DecisionAllow, DecisionApproved, DecisionDeny, DecisionRefused, DecisionCancelled, DecisionTimeout:
+		return true
+	}
+	return false
+}
 
 // TimeLayout is the layout of [Entry.TS]: ISO 8601 in UTC with milliseconds,
 // as JavaScript's Date.toISOString writes it (2026-05-01T12:00:00.123Z).
@@ -49,7 +83,8 @@ type Entry struct {
 	// Capabilities are the tool's declared capabilities; empty (never null)
 	// for an unknown tool.
 	Capabilities []string `json:"capabilities"`
-	// Decision is deny only when the call failed with PERMISSION_DENIED.
+	// Decision is how the call's authorization ended (see the package doc
+	// and [DecisionOf]).
 	Decision Decision `json:"decision"`
 	// Cwd is the caller's working-directory hint.
 	Cwd string `json:"cwd"`
@@ -64,6 +99,58 @@ type Entry struct {
 	ResultSummary string `json:"resultSummary"`
 	// DurationMs is how long the call took, in milliseconds.
 	DurationMs int64 `json:"durationMs"`
+	// RequestID is the protocol request id (req_…), or the window
+	// binding's call id.
+	RequestID string `json:"requestId,omitempty"`
+	// ApprovalID names the question asked before the call could run: the
+	// approval request's id (appr_…) or the agent permission card's tool
+	// call id; empty when nobody was asked.
+	ApprovalID string `json:"approvalId,omitempty"`
+	// DecidedBy is where the answer came from: "window", "agent-card",
+	// "agent-remembered", "connection", "terminal", "15-minutes",
+	// "folder-rule", "full-access".
+	DecidedBy string `json:"decidedBy,omitempty"`
+	// WaitedMs is how long the call waited for the answer, in milliseconds.
+	WaitedMs int64 `json:"waitedMs,omitempty"`
+	// ClientPID and ClientExe are the socket peer's pid and executable
+	// (peer credentials and /proc), when known.
+	ClientPID int    `json:"clientPid,omitempty"`
+	ClientExe string `json:"clientExe,omitempty"`
+}
+
+// DecisionOf is the decision an entry records for o: the authorization's
+// own, as the authorizer recorded it. A call that ended before its
+// authorization (an unknown tool, invalid arguments, a refused admission,
+// cancelled or shut down before it was asked) is allow only when it needed
+// no one's approval (an unknown tool, a trusted caller, a tool without a
+// privileged capability called by anyone but a plugin); cancelled when it
+// was cancelled or shut down; deny otherwise. Never allow for a call that
+// needed approval and did not get it.
+func DecisionOf(o registry.Outcome) Decision {
+	if d := Decision(o.Authorization.Decision); d != "" {
+		if d.Valid() {
+			return d
+		}
+		return DecisionDeny
+	}
+	code := protocol.ErrorCode("")
+	if !o.Result.OK && o.Result.Error != nil {
+		code = o.Result.Error.Code
+	}
+	switch code {
+	case protocol.CodeCancelled, protocol.CodeRuntimeShuttingDown:
+		return DecisionCancelled
+	case protocol.CodeTimeout:
+		return DecisionTimeout
+	case protocol.CodePermissionDenied:
+		return DecisionDeny
+	}
+	caller := o.Client.Caller
+	if o.Capabilities == nil || caller.Trusted() ||
+		caller != protocol.CallerPlugin && len(protocol.PrivilegedOf(o.Capabilities)) == 0 {
+		return DecisionAllow
+	}
+	return DecisionDeny
 }
 
 // EntryFrom builds the entry that records o. The entry's time is the end of
@@ -77,10 +164,6 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 	for _, c := range o.Capabilities {
 		caps = append(caps, string(c))
 	}
-	decision := DecisionAllow
-	if !o.Result.OK && o.Result.Error != nil && o.Result.Error.Code == protocol.CodePermissionDenied {
-		decision = DecisionDeny
-	}
 	end := now
 	if !o.Started.IsZero() {
 		end = o.Started.Add(o.Duration)
@@ -89,13 +172,13 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	return Entry{
+	e := Entry{
 		ID:            protocol.NewID("audit"),
 		TS:            end.UTC().Format(TimeLayout),
 		Caller:        o.Client.Caller,
 		ToolName:      summary.Clip(redact.String(o.ToolName)),
 		Capabilities:  caps,
-		Decision:      decision,
+		Decision:      DecisionOf(o),
 		Cwd:           summary.Clip(redact.String(o.Client.Cwd)),
 		SessionID:     summary.Clip(o.Client.SessionID),
 		SpaceID:       summary.Clip(o.Client.SpaceID),
@@ -103,7 +186,16 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		ArgsSummary:   summary.OfJSON(args),
 		ResultSummary: summary.OfResult(o.Result),
 		DurationMs:    o.Duration.Milliseconds(),
+		RequestID:     summary.Clip(redact.String(o.RequestID)),
+		ApprovalID:    summary.Clip(o.Authorization.ApprovalID),
+		DecidedBy:     summary.Clip(o.Authorization.DecidedBy),
+		WaitedMs:      o.Authorization.Waited.Milliseconds(),
 	}
+	if o.Peer != nil {
+		e.ClientPID = o.Peer.PID
+		e.ClientExe = summary.Clip(redact.String(o.Peer.Exe))
+	}
+	return e
 }
 
 // appendEntry appends e as one JSON line (with its newline), byte for byte
@@ -141,5 +233,25 @@ func appendEntry(dst []byte, e *Entry) []byte {
 	field(`,"resultSummary":`, e.ResultSummary)
 	dst = append(dst, `,"durationMs":`...)
 	dst = strconv.AppendInt(dst, e.DurationMs, 10)
+	if e.RequestID != "" {
+		field(`,"requestId":`, e.RequestID)
+	}
+	if e.ApprovalID != "" {
+		field(`,"approvalId":`, e.ApprovalID)
+	}
+	if e.DecidedBy != "" {
+		field(`,"decidedBy":`, e.DecidedBy)
+	}
+	if e.WaitedMs != 0 {
+		dst = append(dst, `,"waitedMs":`...)
+		dst = strconv.AppendInt(dst, e.WaitedMs, 10)
+	}
+	if e.ClientPID != 0 {
+		dst = append(dst, `,"clientPid":`...)
+		dst = strconv.AppendInt(dst, int64(e.ClientPID), 10)
+	}
+	if e.ClientExe != "" {
+		field(`,"clientExe":`, e.ClientExe)
+	}
 	return append(dst, '}', '\n')
 }

@@ -13,26 +13,89 @@ import (
 	"github.com/meith-dev/meith/backend/registry"
 )
 
-func TestEntryFromDecision(t *testing.T) {
+// TestDecisionOf is the decision table: the authorization's own decision
+// when the call reached it, and for a call that ended before it, allow only
+// when it needed no one's approval.
+func TestDecisionOf(t *testing.T) {
+	var (
+		ok        = protocol.OKResult(map[string]int{"n": 1})
+		denied    = protocol.ErrorResult(protocol.CodePermissionDenied, "no", nil)
+		cancelled = protocol.ErrorResult(protocol.CodeCancelled, "c", nil)
+		invalid   = protocol.ErrorResult(protocol.CodeValidation, "bad", nil)
+		unknown   = protocol.ErrorResult(protocol.CodeUnknownTool, "?", nil)
+		write     = []protocol.Capability{protocol.CapWritesFiles}
+		read      = []protocol.Capability{protocol.CapReadOnly}
+		cli       = protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:1"}
+		plugin    = protocol.ClientInfo{Caller: protocol.CallerPlugin, SessionID: "plugin:p"}
+		renderer  = protocol.ClientInfo{Caller: protocol.CallerRenderer}
+	)
+	auth := func(d registry.AuthDecision) registry.Authorization { return registry.Authorization{Decision: d} }
 	tests := []struct {
-		name   string
-		result protocol.ToolResult
-		want   Decision
+		name string
+		o    registry.Outcome
+		want Decision
 	}{
-		{"ok", protocol.OKResult(map[string]int{"n": 1}), DecisionAllow},
-		{"permission denied", protocol.ErrorResult(protocol.CodePermissionDenied, "no", nil), DecisionDeny},
-		{"tool failed", protocol.ErrorResult(protocol.CodeToolFailed, "boom", nil), DecisionAllow},
-		{"unknown tool", protocol.ErrorResult(protocol.CodeUnknownTool, "?", nil), DecisionAllow},
-		{"validation", protocol.ErrorResult(protocol.CodeValidation, "bad", nil), DecisionAllow},
-		{"cancelled", protocol.ErrorResult(protocol.CodeCancelled, "c", nil), DecisionAllow},
-		{"failed without error", protocol.ToolResult{OK: false}, DecisionAllow},
+		// The authorization step's record.
+		{"allowed without asking", registry.Outcome{Capabilities: write, Client: cli, Result: ok, Authorization: auth(registry.AuthAllow)}, DecisionAllow},
+		{"approved on a prompt", registry.Outcome{Capabilities: write, Client: cli, Result: ok, Authorization: auth(registry.AuthApproved)}, DecisionApproved},
+		{"approved, then cancelled before it ran", registry.Outcome{Capabilities: write, Client: cli, Result: cancelled, Authorization: auth(registry.AuthApproved)}, DecisionApproved},
+		{"denied by policy", registry.Outcome{Capabilities: write, Client: cli, Result: denied, Authorization: auth(registry.AuthDeny)}, DecisionDeny},
+		{"refused on a prompt", registry.Outcome{Capabilities: write, Client: cli, Result: denied, Authorization: auth(registry.AuthRefused)}, DecisionRefused},
+		{"cancelled while waiting", registry.Outcome{Capabilities: write, Client: cli, Result: cancelled, Authorization: auth(registry.AuthCancelled)}, DecisionCancelled},
+		{"prompt timed out", registry.Outcome{Capabilities: write, Client: cli, Result: denied, Authorization: auth(registry.AuthTimeout)}, DecisionTimeout},
+		{"an unknown decision is deny", registry.Outcome{Capabilities: write, Client: cli, Result: ok, Authorization: auth("maybe")}, DecisionDeny},
+		// Calls that ended before the authorization step.
+		{"unknown tool", registry.Outcome{Client: cli, Result: unknown}, DecisionAllow},
+		{"read-only tool, invalid arguments", registry.Outcome{Capabilities: read, Client: cli, Result: invalid}, DecisionAllow},
+		{"privileged tool, invalid arguments", registry.Outcome{Capabilities: write, Client: cli, Result: invalid}, DecisionDeny},
+		{"privileged tool, trusted caller", registry.Outcome{Capabilities: write, Client: renderer, Result: invalid}, DecisionAllow},
+		{"plugin, read-only tool, invalid arguments", registry.Outcome{Capabilities: read, Client: plugin, Result: invalid}, DecisionDeny},
+		{"cancelled before authorization", registry.Outcome{Capabilities: read, Client: cli, Result: cancelled}, DecisionCancelled},
+		{"shutting down", registry.Outcome{Client: cli, Result: protocol.ErrorResult(protocol.CodeRuntimeShuttingDown, "s", nil)}, DecisionCancelled},
+		{"admission refused with PERMISSION_DENIED", registry.Outcome{Capabilities: read, Client: cli, Result: denied}, DecisionDeny},
+		{"failed without error", registry.Outcome{Result: protocol.ToolResult{OK: false}}, DecisionAllow},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EntryFrom(registry.Outcome{Result: tt.result}).Decision; got != tt.want {
-				t.Errorf("EntryFrom(result %s).Decision = %s, want %s", tt.name, got, tt.want)
+			if got := DecisionOf(tt.o); got != tt.want {
+				t.Errorf("DecisionOf(%s) = %s, want %s", tt.name, got, tt.want)
+			}
+			if got := EntryFrom(tt.o).Decision; got != tt.want {
+				t.Errorf("EntryFrom(%s).Decision = %s, want %s", tt.name, got, tt.want)
+			}
+			if !tt.want.Valid() {
+				t.Errorf("%s is not a valid decision", tt.want)
 			}
 		})
+	}
+}
+
+// TestEntryFromAuthorization: the request, the question, who answered, the
+// wait and the peer reach the entry and its line.
+func TestEntryFromAuthorization(t *testing.T) {
+	o := registry.Outcome{
+		RequestID: "req_7", ToolName: "write_file", Capabilities: []protocol.Capability{protocol.CapWritesFiles},
+		Client: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:1"},
+		Peer:   &registry.Peer{PID: 4242, Exe: "/usr/bin/meith"},
+		Result: protocol.ErrorResult(protocol.CodeCancelled, "c", nil),
+		Authorization: registry.Authorization{Decision: registry.AuthCancelled, ApprovalID: "appr_1", DecidedBy: "window",
+			Waited: 1500 * time.Millisecond},
+	}
+	e := EntryFrom(o)
+	line := string(appendEntry(nil, &e))
+	for _, want := range []string{`"decision":"cancelled"`, `"requestId":"req_7"`, `"approvalId":"appr_1"`, `"decidedBy":"window"`,
+		`"waitedMs":1500`, `"clientPid":4242`, `"clientExe":"/usr/bin/meith"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("entry line %s lacks %s", line, want)
+		}
+	}
+	// An in-process call without a question: none of the optional fields.
+	e = EntryFrom(registry.Outcome{ToolName: "app_ping", Authorization: registry.Authorization{Decision: registry.AuthAllow}})
+	line = string(appendEntry(nil, &e))
+	for _, absent := range []string{"requestId", "approvalId", "decidedBy", "waitedMs", "clientPid", "clientExe"} {
+		if strings.Contains(line, absent) {
+			t.Errorf("entry line %s has %s, want it omitted", line, absent)
+		}
 	}
 }
 
@@ -163,6 +226,10 @@ func TestAppendEntryEqualsMarshal(t *testing.T) {
 		}
 		if i%2 == 0 {
 			e.SessionID, e.SpaceID, e.TabID = genString(r), genString(r), genString(r)
+		}
+		if i%3 == 0 {
+			e.RequestID, e.ApprovalID, e.DecidedBy, e.ClientExe = genString(r), genString(r), genString(r), genString(r)
+			e.WaitedMs, e.ClientPID = r.Int64N(1e6)-1000, r.IntN(1e6)-1000
 		}
 		want, err := json.Marshal(e)
 		if err != nil {

@@ -76,6 +76,11 @@ type Grant struct {
 	// Uses is how many calls the grant allows; 0 means unlimited. As a
 	// stored grant, the remaining uses.
 	Uses int
+	// DecidedBy, when set, says that a person approved the grant and
+	// where ("connection" for a prompt's allow-for-this-connection): calls
+	// it allows are audited as approved by it. Empty: granted by code or
+	// the operator, audited as allow.
+	DecidedBy string
 }
 
 // Service is the permission service. It is safe for concurrent use.
@@ -206,6 +211,10 @@ func (s *Service) UserReachable() bool {
 // Authorize implements [registry.Authorizer]. It returns nil to allow, a
 // *protocol.ToolError with PERMISSION_DENIED (its Details a [DenyDetails])
 // to deny, or ctx.Err() when ctx ends while the call waits for approval.
+// It writes how it decided in req.Record: allow or deny for the policy's
+// own answers, approved with the scope, rule or grant a person chose
+// earlier, and for a question asked now its id, where the answer came from
+// and the decision (approved, refused, cancelled, timeout).
 func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error {
 	ask, err := s.decide(req)
 	if ask && req.Client.Caller == protocol.CallerAgent {
@@ -222,11 +231,22 @@ func (s *Service) Authorize(ctx context.Context, req registry.AuthRequest) error
 func (s *Service) askAgentGate(ctx context.Context, req registry.AuthRequest) error {
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	if err := s.agentGate(ctx, req); err != nil {
+		// The gate records its decision; one it did not record is the
+		// context's end or a denial.
+		if !protocol.IsPermissionDenied(err) && ctx.Err() != nil {
+			req.Record.Decide(registry.AuthCancelled, "")
+		} else {
+			req.Record.Decide(registry.AuthDeny, "")
+		}
 		return err
 	}
-	if !s.consume(protocol.CallerAgent, req.Client.SessionID, req.Tool.Name, privileged) {
+	if ok, by := s.consume(protocol.CallerAgent, req.Client.SessionID, req.Tool.Name, privileged); !ok {
+		req.Record.Decide(registry.AuthDeny, "")
 		return deny(req, ReasonNoGrant, privileged, nil, requiresMessage(req.Tool.Name, privileged))
+	} else if by != "" {
+		req.Record.Decide(registry.AuthApproved, by)
 	}
+	req.Record.Decide(registry.AuthAllow, "") // unless the gate recorded how it approved
 	return nil
 }
 
@@ -247,42 +267,58 @@ func (s *Service) AuthorizeNow(req registry.AuthRequest) (decided bool, err erro
 
 // decide applies the policy table; ask reports a cli call without a grant,
 // which the approval broker must settle, or an agent call without one, which
-// the agent gate settles.
+// the agent gate settles. A call it settles is recorded in req.Record.
 func (s *Service) decide(req registry.AuthRequest) (ask bool, err error) {
+	ask, by, err := s.policy(req)
+	switch {
+	case ask:
+	case err != nil:
+		req.Record.Decide(registry.AuthDeny, "")
+	case by != "":
+		req.Record.Decide(registry.AuthApproved, by)
+	default:
+		req.Record.Decide(registry.AuthAllow, "")
+	}
+	return ask, err
+}
+
+// policy is [Service.decide]'s table; by names the scope, rule or grant a
+// person chose earlier when one allows the call.
+func (s *Service) policy(req registry.AuthRequest) (ask bool, by string, err error) {
 	privileged := protocol.PrivilegedOf(req.Tool.Capabilities)
 	if len(privileged) == 0 {
-		return false, nil
+		return false, "", nil
 	}
 	ci := req.Client
 	switch ci.Caller {
 	case protocol.CallerRenderer, protocol.CallerInternal: // Caller.Trusted
-		return false, nil
+		return false, "", nil
 	case protocol.CallerPlugin:
-		return false, s.authorizePlugin(req)
+		return false, "", s.authorizePlugin(req)
 	case protocol.CallerCLI, protocol.CallerAgent:
 	default:
-		return false, deny(req, ReasonUnknownCaller, privileged, nil,
+		return false, "", deny(req, ReasonUnknownCaller, privileged, nil,
 			fmt.Sprintf("Caller %q may not run %q.", ci.Caller, req.Tool.Name))
 	}
 	base := requiresMessage(req.Tool.Name, privileged)
 	if ci.SessionID == "" {
-		return false, deny(req, ReasonNoSession, privileged, nil, base)
+		return false, "", deny(req, ReasonNoSession, privileged, nil, base)
 	}
-	if s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged) {
-		return false, nil
+	if ok, by := s.consume(ci.Caller, ci.SessionID, req.Tool.Name, privileged); ok {
+		return false, by, nil
 	}
 	if ci.Caller == protocol.CallerCLI && req.Peer != nil {
 		// The scopes of the prompt: only what SO_PEERCRED and /proc say
 		// about the peer counts, never the client's own cwd.
 		live := s.liveTerminals()
-		if s.scopeAllows(s.resolveOrigin(req.Peer, live), live, privileged) {
-			return false, nil
+		if scope := s.scopeAllows(s.resolveOrigin(req.Peer, live), live, privileged); scope != "" {
+			return false, scope, nil
 		}
 	}
 	if ci.Caller == protocol.CallerCLI || ci.Caller == protocol.CallerAgent && s.agentGate != nil {
-		return true, nil
+		return true, "", nil
 	}
-	return false, deny(req, ReasonNoGrant, privileged, nil, base)
+	return false, "", deny(req, ReasonNoGrant, privileged, nil, base)
 }
 
 // authorizePlugin applies the plugin rule: the session id names the plugin,
@@ -310,10 +346,10 @@ func (s *Service) authorizePlugin(req registry.AuthRequest) error {
 // consume reports whether the session may use privileged for tool: through
 // the operator's cli policy, or a matching grant, whose remaining uses it
 // then decrements (removing it at 0). Unlimited grants are preferred so
-// counted ones are not spent needlessly.
-func (s *Service) consume(caller protocol.Caller, session, tool string, privileged []protocol.Capability) bool {
+// counted ones are not spent needlessly. by is the grant's DecidedBy.
+func (s *Service) consume(caller protocol.Caller, session, tool string, privileged []protocol.Capability) (ok bool, by string) {
 	if caller == protocol.CallerCLI && len(missingCaps(s.cliGrants, privileged)) == 0 {
-		return true
+		return true, ""
 	}
 	k := sessionKey{caller, session}
 	s.mu.Lock()
@@ -323,7 +359,7 @@ func (s *Service) consume(caller protocol.Caller, session, tool string, privileg
 	for i, g := range list {
 		if (g.ToolName == "" || g.ToolName == tool) && len(missingCaps(g.Capabilities, privileged)) == 0 {
 			if g.Uses == 0 {
-				return true
+				return true, g.DecidedBy
 			}
 			if best < 0 {
 				best = i
@@ -331,11 +367,12 @@ func (s *Service) consume(caller protocol.Caller, session, tool string, privileg
 		}
 	}
 	if best < 0 {
-		return false
+		return false, ""
 	}
+	by = list[best].DecidedBy
 	if g := list[best]; g.Uses > 1 {
 		g.Uses--
-		return true
+		return true, by
 	}
 	list = slices.Delete(list, best, best+1)
 	if len(list) == 0 {
@@ -343,7 +380,7 @@ func (s *Service) consume(caller protocol.Caller, session, tool string, privileg
 	} else {
 		s.grants[k] = list
 	}
-	return true
+	return true, by
 }
 
 // askUser asks an attached UI to approve a cli call that has no grant, and
@@ -352,7 +389,9 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 	tool := req.Tool.Name
 	base := requiresMessage(tool, privileged)
 	hint := fmt.Sprintf(`"meith serve --grant-cli %s"`, protocol.JoinCapabilities(privileged, ","))
+	rec := req.Record
 	if s.approvals == nil {
+		rec.Decide(registry.AuthDeny, "")
 		return deny(req, ReasonNoApprovalUI, privileged, nil,
 			base+" This runtime has no approval UI: start it with "+hint+" to allow such calls.")
 	}
@@ -372,6 +411,7 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		}
 		s.approvals.waitFirstUI(ctx)
 		if err := ctx.Err(); err != nil {
+			rec.Decide(registry.AuthCancelled, "")
 			return err
 		}
 	}
@@ -393,16 +433,20 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 	})
 	switch {
 	case errors.Is(err, errNoUI):
+		rec.Decide(registry.AuthDeny, "")
 		return deny(req, ReasonNoApprovalUI, privileged, nil,
 			base+" No approval UI is attached to this runtime: open the meith desktop app to approve CLI calls, or start the runtime with "+hint+".")
 	case errors.Is(err, errTooMany):
+		rec.Decide(registry.AuthDeny, "")
 		return deny(req, ReasonTooManyPending, privileged, nil,
 			base+" Too many approval requests are already waiting in the meith app; decide those first.")
 	}
+	rec.Ask(p.req.ID, DecidedByWindow)
 	if req.Emit != nil {
 		req.Emit(protocol.Progress("waiting for approval in the meith app…", -1))
 	}
 	res, err := s.approvals.wait(ctx, p, s.timeout)
+	rec.Decide(res.authDecision(), "")
 	if ctx.Err() == nil {
 		// Not after a cancel: the call's connection may be gone, and its
 		// grants already revoked.
@@ -433,7 +477,7 @@ func (s *Service) remember(res Resolution, o Origin, session string, privileged 
 	caps := slices.Clone(privileged)
 	switch res {
 	case ResolvedAllowConnection:
-		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: session, Capabilities: caps})
+		s.Grant(Grant{Caller: protocol.CallerCLI, SessionID: session, Capabilities: caps, DecidedBy: DecidedByConnection})
 	case ResolvedAllowTerminal:
 		if o.Kind == OriginTerminal {
 			s.mu.Lock()
@@ -450,6 +494,37 @@ func (s *Service) remember(res Resolution, o Origin, session string, privileged 
 		if filepath.IsAbs(o.Folder) {
 			_ = s.rules.add(o.Folder, caps, s.now())
 		}
+	}
+}
+
+// Where an approval's answer came from, as [registry.Authorization]'s
+// DecidedBy says it.
+const (
+	// DecidedByWindow: the window's approval prompt, answered now.
+	DecidedByWindow = "window"
+	// DecidedByConnection: an earlier "allow for this connection".
+	DecidedByConnection = "connection"
+	// DecidedByTerminal: an earlier "allow for this terminal".
+	DecidedByTerminal = "terminal"
+	// DecidedByTimedScope: an earlier "allow for 15 minutes".
+	DecidedByTimedScope = "15-minutes"
+	// DecidedByFolderRule: a persisted "always for this folder" rule.
+	DecidedByFolderRule = "folder-rule"
+)
+
+// authDecision is the audit's decision for a resolution: an allow is
+// approved, a deny refused; a request withdrawn (the call cancelled, the
+// window closed) was cancelled before approval.
+func (r Resolution) authDecision() registry.AuthDecision {
+	switch r {
+	case ResolvedAllowOnce, ResolvedAllowConnection, ResolvedAllowTerminal, ResolvedAllowTimed, ResolvedAllowFolder:
+		return registry.AuthApproved
+	case ResolvedDeny:
+		return registry.AuthRefused
+	case ResolvedTimeout:
+		return registry.AuthTimeout
+	default: // ResolvedCancelled, ResolvedDetached
+		return registry.AuthCancelled
 	}
 }
 

@@ -130,10 +130,10 @@ type timedGrant struct {
 	expires     time.Time
 }
 
-// scopeAllows reports whether a scoped grant or a folder rule covers every
-// capability in privileged for a call from o. Grants of terminals that are
-// gone and expired ones are dropped on the way.
-func (s *Service) scopeAllows(o Origin, live []TerminalShell, privileged []protocol.Capability) bool {
+// scopeAllows reports which scoped grant or folder rule covers every
+// capability in privileged for a call from o (a DecidedBy… name), or "".
+// Grants of terminals that are gone and expired ones are dropped on the way.
+func (s *Service) scopeAllows(o Origin, live []TerminalShell, privileged []protocol.Capability) string {
 	now := s.now()
 	s.mu.Lock()
 	s.pruneTerminalsLocked(live)
@@ -141,17 +141,20 @@ func (s *Service) scopeAllows(o Origin, live []TerminalShell, privileged []proto
 	for _, g := range s.termGrants {
 		if o.Kind == OriginTerminal && g.terminalID == o.TerminalID && len(missingCaps(g.caps, privileged)) == 0 {
 			s.mu.Unlock()
-			return true
+			return DecidedByTerminal
 		}
 	}
 	for _, g := range s.timed {
 		if o.Exe != "" && g.exe == o.Exe && g.folder == o.Folder && len(missingCaps(g.caps, privileged)) == 0 {
 			s.mu.Unlock()
-			return true
+			return DecidedByTimedScope
 		}
 	}
 	s.mu.Unlock()
-	return s.rules.covers(o.Folder, privileged)
+	if s.rules.covers(o.Folder, privileged) {
+		return DecidedByFolderRule
+	}
+	return ""
 }
 
 // RevokeTerminal drops the "this terminal" grants of a terminal: the

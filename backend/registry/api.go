@@ -93,6 +93,109 @@ type AuthRequest struct {
 	Args json.RawMessage
 	// Emit sends an event on the call's stream (e.g. "waiting for approval").
 	Emit func(protocol.Event)
+	// Record is where the authorizer writes how it decided (who was asked,
+	// who answered, how long the call waited); the registry hands it to the
+	// audit hook as [Outcome.Authorization]. It is never nil in a request
+	// from [Registry.Call]; its methods accept a nil record.
+	Record *AuthRecord
+}
+
+// AuthDecision is how the authorization step of a call ended.
+type AuthDecision string
+
+// The decisions of [Authorization]; the audit writes them as they are.
+const (
+	// AuthAllow: the call needed no one's approval (no privileged
+	// capability, a trusted caller, the operator's policy, Full access).
+	AuthAllow AuthDecision = "allow"
+	// AuthApproved: a person approved the call, on a prompt or an agent's
+	// permission card, now or earlier through a remembered scope or rule.
+	AuthApproved AuthDecision = "approved"
+	// AuthDeny: the policy refused the call without asking anyone.
+	AuthDeny AuthDecision = "deny"
+	// AuthRefused: the person asked answered no (or had answered no and
+	// asked to remember it).
+	AuthRefused AuthDecision = "refused"
+	// AuthCancelled: the call ended (cancelled, disconnected, the prompt
+	// withdrawn) before anyone approved it.
+	AuthCancelled AuthDecision = "cancelled"
+	// AuthTimeout: nobody answered the prompt in time.
+	AuthTimeout AuthDecision = "timeout"
+)
+
+// Authorization is the record of a call's authorization step, in
+// [Outcome.Authorization]. Its zero value means the call ended before the
+// step (unknown tool, invalid arguments, refused admission, shutdown).
+type Authorization struct {
+	// Decision is how the step ended.
+	Decision AuthDecision
+	// ApprovalID names the question asked (an approval request's appr_…
+	// id, an agent permission card's tool call id), when one was asked.
+	ApprovalID string
+	// DecidedBy is where the answer came from: "window" (the window's
+	// prompt), "agent-card", "agent-remembered", "connection", "terminal",
+	// "15-minutes", "folder-rule", "full-access"…; empty when nobody was
+	// asked.
+	DecidedBy string
+	// Waited is how long the call waited for the answer.
+	Waited time.Duration
+}
+
+// AuthRecord collects the [Authorization] of one call while its authorizer
+// decides. It is safe for concurrent use (the registry may read it while an
+// authorizer that ignored cancellation still writes), and a nil record
+// ignores writes.
+type AuthRecord struct {
+	mu      sync.Mutex
+	a       Authorization
+	askedAt time.Time
+}
+
+// Ask records that a question was opened now: approvalID names it, via
+// says where the answer is expected (DecidedBy until someone decides).
+func (r *AuthRecord) Ask(approvalID, via string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.a.ApprovalID, r.a.DecidedBy, r.askedAt = approvalID, via, time.Now()
+}
+
+// Decide records how the step ended; by, when not empty, replaces
+// DecidedBy. After an [AuthRecord.Ask], Waited is the time since it. The
+// first decision stands: later ones are ignored.
+func (r *AuthRecord) Decide(d AuthDecision, by string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.a.Decision != "" {
+		return
+	}
+	r.a.Decision = d
+	if by != "" {
+		r.a.DecidedBy = by
+	}
+	if !r.askedAt.IsZero() {
+		r.a.Waited = time.Since(r.askedAt)
+	}
+}
+
+// Authorization returns what was recorded so far. A question still open
+// has no Decision yet, and Waited is the time since it opened.
+func (r *AuthRecord) Authorization() Authorization {
+	if r == nil {
+		return Authorization{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := r.a
+	if a.Decision == "" && !r.askedAt.IsZero() {
+		a.Waited = time.Since(r.askedAt)
+	}
+	return a
 }
 
 // Authorizer decides whether a call may run. It returns nil to allow, a
@@ -123,8 +226,14 @@ type Outcome struct {
 	ToolName     string
 	Capabilities []protocol.Capability // nil for an unknown tool
 	Client       protocol.ClientInfo
-	Args         json.RawMessage
-	Result       protocol.ToolResult
+	// Peer is the socket peer (pid, exe), nil for in-process callers.
+	Peer   *Peer
+	Args   json.RawMessage
+	Result protocol.ToolResult
+	// Authorization is how the authorization step ended (zero when the
+	// call ended before it). Without an [Options.Authorizer] every call
+	// that reaches the step is [AuthAllow].
+	Authorization Authorization
 }
 
 // Options configures a [Registry]. The zero value is valid: no authorizer

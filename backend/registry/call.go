@@ -82,6 +82,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		Started:   started,
 		ToolName:  req.ToolName,
 		Client:    req.Client,
+		Peer:      req.Peer,
 	}
 	finish := func(res protocol.ToolResult) protocol.ToolResult {
 		em.close()
@@ -153,11 +154,15 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		}
 	}
 
-	// 5. Authorization.
+	// 5. Authorization, recorded for the audit.
 	if a := r.opts.Authorizer; a != nil {
-		if res, ok := r.authorize(callCtx, a, e, req, args, em); !ok {
+		res, ok := r.authorize(callCtx, a, e, req, args, em, &cs.auth)
+		rec.Authorization = cs.auth.Authorization()
+		if !ok {
 			return finish(res)
 		}
+	} else {
+		rec.Authorization.Decision = AuthAllow
 	}
 	if callCtx.Err() != nil {
 		return finish(r.ended(callCtx, req.ToolName, 0))
@@ -224,9 +229,11 @@ var shutdownContext = func() context.Context {
 }()
 
 // authorize asks the authorizer, racing it against ctx. It returns ok false
-// with the failed result when the call may not run.
+// with the failed result when the call may not run. What the authorizer
+// wrote in record is completed with the decision its answer implies when it
+// wrote none (see [decideFromAnswer]).
 func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Request,
-	args []byte, em *emitter) (protocol.ToolResult, bool) {
+	args []byte, em *emitter, record *AuthRecord) (protocol.ToolResult, bool) {
 	// The quick path shares the slices (AuthorizeNow neither keeps nor
 	// changes them); Authorize, which may keep them, gets copies.
 	areq := AuthRequest{
@@ -240,9 +247,11 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		Peer:   req.Peer,
 		Args:   args,
 		Emit:   em.emit,
+		Record: record,
 	}
 	if q, ok := a.(QuickAuthorizer); ok {
 		if done, err := quickAuthorize(q, areq); done {
+			decideFromAnswer(ctx, record, err)
 			return r.authResult(ctx, req.ToolName, err)
 		}
 	}
@@ -266,10 +275,35 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		select {
 		case err = <-decided:
 		default:
+			// Given up while the authorizer still waits: nobody approved
+			// the call (unless the answer came just now).
+			record.Decide(AuthCancelled, "")
 			return r.ended(ctx, req.ToolName, 0), false
 		}
 	}
+	decideFromAnswer(ctx, record, err)
 	return r.authResult(ctx, req.ToolName, err)
+}
+
+// decideFromAnswer records the decision an authorizer's answer implies, for
+// an authorizer that recorded none: nil allows (approved when a question
+// was asked), the context's end cancels, PERMISSION_DENIED (or any other
+// error) denies (refused when a question was asked).
+func decideFromAnswer(ctx context.Context, record *AuthRecord, err error) {
+	asked := record.Authorization().ApprovalID != ""
+	var te *protocol.ToolError
+	switch {
+	case err == nil && asked:
+		record.Decide(AuthApproved, "")
+	case err == nil:
+		record.Decide(AuthAllow, "")
+	case !errors.As(err, &te) && ctx.Err() != nil:
+		record.Decide(AuthCancelled, "")
+	case asked:
+		record.Decide(AuthRefused, "")
+	default:
+		record.Decide(AuthDeny, "")
+	}
 }
 
 // quickAuthorize asks a QuickAuthorizer, turning a panic into a denial.

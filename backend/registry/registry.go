@@ -41,10 +41,12 @@ type Registry struct {
 	calls map[*callState]struct{}
 }
 
-// callState is what BeginShutdown needs of a call that has not resolved.
+// callState is what BeginShutdown needs of a call that has not resolved,
+// and the record its authorizer writes.
 type callState struct {
 	cancel context.CancelCauseFunc
-	alive  keepAlive // the call's timer, once it runs
+	alive  keepAlive  // the call's timer, once it runs
+	auth   AuthRecord // what the authorizer recorded
 }
 
 // entry is one registered tool.
