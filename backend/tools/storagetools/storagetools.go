@@ -144,7 +144,7 @@ func days(n int) int {
 // confirmError is the VALIDATION_ERROR of a destructive call without
 // confirm:true.
 func confirmError() error {
-	return registry.InvalidArg("confirm", "confirm must be true to delete stored data")
+	return registry.InvalidArg("confirm", "confirm: must be true to delete stored data")
 }
 
 // clearEntry is the audit entry that records a clear of the audit: the
@@ -165,7 +165,7 @@ func clearEntry(call *registry.Call, name string) audit.Entry {
 func mapError(err error) error {
 	return registry.MapError(err, func(err error) error {
 		if storage.IsUnknownCollection(err) {
-			return registry.InvalidArg("name", err.Error())
+			return registry.InvalidArg("name", "name: "+err.Error())
 		}
 		return nil
 	})

@@ -68,7 +68,7 @@ func TestBadInput(t *testing.T) {
 		tool, args, field, msg string
 	}{
 		{"storage_clear_collection", `{"name":"artifacts"}`, "confirm", "missing required argument \"confirm\""},
-		{"storage_clear_collection", `{"name":"artifacts","confirm":false}`, "confirm", "confirm must be true"},
+		{"storage_clear_collection", `{"name":"artifacts","confirm":false}`, "confirm", "confirm: must be true"},
 		{"storage_clear_collection", `{"name":"artifacts","confirm":"true"}`, "confirm", ""},
 		{"storage_clear_collection", `{"name":"state","confirm":true}`, "name", "logs"},
 		{"storage_delete_old_screenshots", `{"olderThanDays":30}`, "confirm", "missing required argument \"confirm\""},

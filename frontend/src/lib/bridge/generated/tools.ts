@@ -8,6 +8,19 @@
 // envelope, or returns any value): see registry.Register.
 
 /**
+ * AgeInput is the input of storage_delete_old_screenshots and
+ * storage_prune_stale_agent_sessions.
+ *
+ * (Go: storagetools.AgeInput)
+ */
+export interface AgeInput {
+  /** delete what is older than this many days */
+  olderThanDays?: number;
+  /** must be true: the data is deleted */
+  confirm: boolean;
+}
+
+/**
  * CreateInput is the input of agent_create_session.
  *
  * (Go: agenttools.CreateInput)
@@ -448,6 +461,45 @@ export interface BugReportResult {
 }
 
 /**
+ * Bundle is the support bundle: storage metadata, the state, recent logs
+ * and recent audit entries, every value redacted by backend/redact (keys
+ * that name secrets, strings that look like secrets).
+ *
+ * (Go: storage.Bundle)
+ */
+export interface Bundle {
+  schema: string;
+  exportedAt: string;
+  dataDirectory: string;
+  collections: Info[] | null;
+  /** State, Logs and Audit are redacted JSON values. */
+  state: unknown;
+  logs: unknown;
+  audit: unknown;
+}
+
+/**
+ * BundleInput is the input of storage_export_support_bundle.
+ *
+ * (Go: storagetools.BundleInput)
+ */
+export interface BundleInput {
+  /** how many of the newest app log entries to include */
+  logsLimit?: number;
+}
+
+/**
+ * BundleResult is the result of [Store.ExportSupportBundle].
+ *
+ * (Go: storage.BundleResult)
+ */
+export interface BundleResult {
+  path: string;
+  bytes: number;
+  bundle: Bundle;
+}
+
+/**
  * CDPInput is the input of cdp_command.
  *
  * (Go: browsertools.CDPInput)
@@ -591,6 +643,18 @@ export interface CheckpointRestoreOutput {
 }
 
 /**
+ * ClearInput is the input of storage_clear_collection.
+ *
+ * (Go: storagetools.ClearInput)
+ */
+export interface ClearInput {
+  /** the collection to clear */
+  name: 'logs' | 'audit' | 'artifacts';
+  /** must be true: the collection's data is deleted */
+  confirm: boolean;
+}
+
+/**
  * ClearLogsResult is the result of clear_process_logs.
  *
  * (Go: processtools.ClearLogsResult)
@@ -598,6 +662,17 @@ export interface CheckpointRestoreOutput {
 export interface ClearLogsResult {
   processId: string;
   cleared: boolean;
+}
+
+/**
+ * ClearResult is what [Store.Clear] removed.
+ *
+ * (Go: storage.ClearResult)
+ */
+export interface ClearResult {
+  collection: string;
+  deletedBytes: number;
+  deletedFiles: number;
 }
 
 /**
@@ -1272,6 +1347,32 @@ export interface FileDiagnostic {
 }
 
 /**
+ * FileInfo is one file of a directory collection.
+ *
+ * (Go: storage.FileInfo)
+ */
+export interface FileInfo {
+  /** Path is relative to the collection's folder, slash-separated. */
+  path: string;
+  sizeBytes: number;
+  modifiedAt: string;
+}
+
+/**
+ * ReadInput is the input of workspace_read_file.
+ *
+ * (Go: filetools.ReadInput)
+ */
+export interface FileReadInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
  * FileStatus is one changed path, as one line of `git status
  * --porcelain=v2`. A path deleted from the index that still exists in the
  * worktree appears twice: once deleted (staged) and once untracked.
@@ -1315,6 +1416,36 @@ export interface FileStatus {
   untracked: boolean;
   /** Submodule says the path is a gitlink (submodule). */
   submodule?: boolean;
+}
+
+/**
+ * ReadResult is the result of [Engine.Read].
+ *
+ * (Go: files.ReadResult)
+ */
+export interface FilesReadResult {
+  /** Path is the file's canonical absolute path (links resolved). */
+  path: string;
+  /** RelPath is Path relative to the workspace root, with forward slashes. */
+  relPath: string;
+  /** Content is the text (the first 2 MB when truncated). */
+  content: string;
+  /** Encoding is always "utf8". */
+  encoding: string;
+  /** Bytes is the file's size. */
+  bytes: number;
+  /**
+   * Truncated: Content holds the file's beginning only: the file is over
+   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
+   */
+  truncated: boolean;
+  /**
+   * MtimeMs is the modification time (ms since the epoch): pass it as
+   * expectedMtimeMs to a write or patch.
+   */
+  mtimeMs: number;
+  /** Mode is the permission bits in octal ("0644"). */
+  mode: string;
 }
 
 /**
@@ -1518,6 +1649,22 @@ export interface IdentitySuggestion {
 }
 
 /**
+ * Info is a collection with what is stored in it now.
+ *
+ * (Go: storage.Info)
+ */
+export interface Info {
+  name: string;
+  kind: Kind;
+  path: string;
+  description: string;
+  exists: boolean;
+  sizeBytes: number;
+  files: number;
+  clearable: boolean;
+}
+
+/**
  * InstancesResult is the result of app_list_instances.
  *
  * (Go: apptools.InstancesResult)
@@ -1551,6 +1698,13 @@ export interface KillTerminalInput {
   /** signal to send to the terminal's process group, e.g. SIGINT (default SIGHUP) */
   signal?: string;
 }
+
+/**
+ * Kind is how a collection is stored.
+ *
+ * (Go: storage.Kind)
+ */
+export type Kind = 'json' | 'jsonl' | 'directory';
 
 /**
  * Layout is the arrangement of a space's workspace: one pane or two side by
@@ -1665,16 +1819,6 @@ export interface ListInput {
  */
 export interface ListOutput {
   sessions: SessionInfo[] | null;
-}
-
-/**
- * ListResult is the result of list_spaces.
- *
- * (Go: spacetools.ListResult)
- */
-export interface ListResult {
-  spaces: Space[] | null;
-  activeSpaceId: string;
 }
 
 /**
@@ -2338,47 +2482,15 @@ export interface ProtocolErrorInfo {
 }
 
 /**
- * ReadInput is the input of workspace_read_file.
+ * PruneResult is what [Store.PruneAgentSessions] removed.
  *
- * (Go: filetools.ReadInput)
+ * (Go: storage.PruneResult)
  */
-export interface ReadInput {
-  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
-  cwd: string;
-  /** the file, relative to cwd (or absolute) */
-  path: string;
-  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
-  allowOutside?: boolean;
-}
-
-/**
- * ReadResult is the result of [Engine.Read].
- *
- * (Go: files.ReadResult)
- */
-export interface ReadResult {
-  /** Path is the file's canonical absolute path (links resolved). */
-  path: string;
-  /** RelPath is Path relative to the workspace root, with forward slashes. */
-  relPath: string;
-  /** Content is the text (the first 2 MB when truncated). */
-  content: string;
-  /** Encoding is always "utf8". */
-  encoding: string;
-  /** Bytes is the file's size. */
-  bytes: number;
-  /**
-   * Truncated: Content holds the file's beginning only: the file is over
-   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
-   */
-  truncated: boolean;
-  /**
-   * MtimeMs is the modification time (ms since the epoch): pass it as
-   * expectedMtimeMs to a write or patch.
-   */
-  mtimeMs: number;
-  /** Mode is the permission bits in octal ("0644"). */
-  mode: string;
+export interface PruneResult {
+  collection: string;
+  deletedSessions: number;
+  deletedBytes: number;
+  cutoff: string;
 }
 
 /**
@@ -2655,6 +2767,17 @@ export interface RunInput {
 export interface RunResult {
   commandId: string;
   devServer: DevServer;
+}
+
+/**
+ * ScreenshotsResult is what [Store.DeleteOldScreenshots] removed.
+ *
+ * (Go: storage.ScreenshotsResult)
+ */
+export interface ScreenshotsResult {
+  deletedFiles: number;
+  deletedBytes: number;
+  cutoff: string;
 }
 
 /**
@@ -2988,6 +3111,16 @@ export interface SpaceCreateInput {
 }
 
 /**
+ * ListResult is the result of list_spaces.
+ *
+ * (Go: spacetools.ListResult)
+ */
+export interface SpaceListResult {
+  spaces: Space[] | null;
+  activeSpaceId: string;
+}
+
+/**
  * SpaceInput is the input of switch_space and close_space.
  *
  * (Go: spacetools.SpaceInput)
@@ -3080,6 +3213,19 @@ export interface State {
 }
 
 /**
+ * StateExport is the result of storage_export_state.
+ *
+ * (Go: storage.StateExport)
+ */
+export interface StateExport {
+  exportedAt: string;
+  dataDirectory: string;
+  stateVersion: number;
+  collections: Info[] | null;
+  state: State;
+}
+
+/**
  * StateResult is the result of get_browser_state.
  *
  * (Go: browsertools.StateResult)
@@ -3156,6 +3302,49 @@ export interface StopServersResult {
 export interface Storage {
   dataDirectory: string;
   collections: Record<string, unknown> | null;
+}
+
+/**
+ * ListResult is the result of storage_list_collections.
+ *
+ * (Go: storagetools.ListResult)
+ */
+export interface StorageListResult {
+  dataDirectory: string;
+  collections: Info[] | null;
+}
+
+/**
+ * ReadInput is the input of storage_read_collection.
+ *
+ * (Go: storagetools.ReadInput)
+ */
+export interface StorageReadInput {
+  /** the collection (e.g. 'state' or 'logs'; storage_list_collections lists them) */
+  name: string;
+  /** how many of the newest records or files to return */
+  limit?: number;
+}
+
+/**
+ * ReadResult is what [Store.Read] returns: the state for "state", the
+ * newest records (oldest first) for "logs" and "audit", the redacted
+ * document of another JSON collection, or the files of a directory
+ * collection (the newest first).
+ *
+ * (Go: storage.ReadResult)
+ */
+export interface StorageReadResult {
+  name: string;
+  kind: Kind;
+  state?: State;
+  /** Records are log or audit entries. */
+  records?: unknown;
+  /** Document is a JSON collection's content, redacted. */
+  document?: unknown;
+  files?: FileInfo[];
+  /** Truncated says that there is more than was returned. */
+  truncated: boolean;
 }
 
 /**
@@ -3674,6 +3863,13 @@ export type ToolName =
   | 'start_dev_server'
   | 'stop_dev_server'
   | 'stop_orphan_process'
+  | 'storage_clear_collection'
+  | 'storage_delete_old_screenshots'
+  | 'storage_export_state'
+  | 'storage_export_support_bundle'
+  | 'storage_list_collections'
+  | 'storage_prune_stale_agent_sessions'
+  | 'storage_read_collection'
   | 'switch_space'
   | 'take_screenshot'
   | 'type_text'
@@ -3831,7 +4027,7 @@ export interface ToolTypes {
   /** List managed dev servers and their status/port. */
   list_dev_servers: { input: NoArgs; output: DevServer[] | null };
   /** List all spaces and the active space id. */
-  list_spaces: { input: NoArgs; output: ListResult };
+  list_spaces: { input: NoArgs; output: SpaceListResult };
   /** List active terminal sessions. */
   list_terminals: { input: NoArgs; output: Terminal[] | null };
   /** Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs. */
@@ -3902,6 +4098,20 @@ export interface ToolTypes {
   stop_dev_server: { input: StopDevServerInput; output: StopResult };
   /** Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan). */
   stop_orphan_process: { input: OrphanInput; output: OrphanResult };
+  /** Clear a managed storage collection: logs, audit, or artifacts. */
+  storage_clear_collection: { input: ClearInput; output: ClearResult };
+  /** Delete screenshot PNG artifacts older than the requested age. */
+  storage_delete_old_screenshots: { input: AgeInput; output: ScreenshotsResult };
+  /** Export a full snapshot of persisted state plus storage metadata for backup/debugging. */
+  storage_export_state: { input: NoArgs; output: StateExport };
+  /** Export a support bundle with storage metadata, state, recent logs, and recent audit entries (redacted) to <userData>/artifacts/support-bundle-<timestamp>.json. */
+  storage_export_support_bundle: { input: BundleInput; output: BundleResult };
+  /** List durable storage collections with kind, path, and size. */
+  storage_list_collections: { input: NoArgs; output: StorageListResult };
+  /** Delete non-running agent sessions whose metadata has not changed within the requested age. */
+  storage_prune_stale_agent_sessions: { input: AgeInput; output: PruneResult };
+  /** Read a storage collection by name. For append-only collections, returns the most recent records. */
+  storage_read_collection: { input: StorageReadInput; output: StorageReadResult };
   /** Switch the active space. */
   switch_space: { input: SpaceSpaceInput; output: Space };
   /** Capture a screenshot of a browser tab using the live view. Persists a PNG artifact when storage is available. */
@@ -3919,7 +4129,7 @@ export interface ToolTypes {
   /** Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false). */
   workspace_make_dir: { input: PathInput; output: MakeDirResult };
   /** Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused. */
-  workspace_read_file: { input: ReadInput; output: ReadResult };
+  workspace_read_file: { input: FileReadInput; output: FilesReadResult };
   /** Rename or move a file, folder or symbolic link (the link itself) inside the workspace, making the new path's missing folders. An existing newPath is refused unless overwrite: true, which moves it to meith's trash first. workspace_undo on newPath moves it back. */
   workspace_rename_path: { input: RenameInput; output: RenameResult };
   /** Search the workspace's files for a text or a Go regular expression (RE2), case-insensitive unless caseSensitive, within one line: matches in path then line order with 1-based line, column and endColumn in UTF-16 units and the line's text. Skips what workspace_list_files leaves out, files over 1 MiB and binary files. Limit it with path (a folder or file) and glob ("*.go", "src/**\/*.{ts,tsx}", "!*_test.go"). Capped by maxResults (truncated). */
