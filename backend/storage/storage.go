@@ -188,11 +188,11 @@ type FileInfo struct {
 	ModifiedAt string `json:"modifiedAt"`
 }
 
-// ReadResult is what [Store.Read] returns: the state for "state", the
+// CollectionContent is what [Store.Read] returns: the state for "state", the
 // newest records (oldest first) for "logs" and "audit", the redacted
 // document of another JSON collection, or the files of a directory
 // collection (the newest first).
-type ReadResult struct {
+type CollectionContent struct {
 	Name  string       `json:"name"`
 	Kind  Kind         `json:"kind"`
 	State *state.State `json:"state,omitempty"`
@@ -207,16 +207,16 @@ type ReadResult struct {
 
 // Read reads collection name: at most limit records or files (0 means
 // DefaultReadLimit; more than MaxReadLimit is cut to it).
-func (s *Store) Read(ctx context.Context, name string, limit int) (ReadResult, error) {
+func (s *Store) Read(ctx context.Context, name string, limit int) (CollectionContent, error) {
 	c, err := lookup(name)
 	if err != nil {
-		return ReadResult{}, err
+		return CollectionContent{}, err
 	}
 	if limit <= 0 {
 		limit = DefaultReadLimit
 	}
 	limit = min(limit, MaxReadLimit)
-	r := ReadResult{Name: c.Name, Kind: c.Kind}
+	r := CollectionContent{Name: c.Name, Kind: c.Kind}
 	switch c.Name {
 	case CollectionState:
 		if s.o.State != nil {
@@ -226,14 +226,14 @@ func (s *Store) Read(ctx context.Context, name string, limit int) (ReadResult, e
 	case CollectionLogs:
 		logs, err := s.o.Logs.Query(applog.Filter{Limit: limit})
 		if err != nil {
-			return ReadResult{}, err
+			return CollectionContent{}, err
 		}
 		r.Records, r.Truncated = nonNil(logs), len(logs) == limit
 	case CollectionAudit:
 		var entries []audit.Entry
 		if s.o.Audit != nil {
 			if entries, err = s.o.Audit.Tail(limit); err != nil {
-				return ReadResult{}, err
+				return CollectionContent{}, err
 			}
 		}
 		r.Records, r.Truncated = nonNil(entries), len(entries) == limit
@@ -241,14 +241,14 @@ func (s *Store) Read(ctx context.Context, name string, limit int) (ReadResult, e
 		if c.Kind == KindJSON {
 			doc, err := readJSON(filepath.Join(s.o.UserData, c.Path))
 			if err != nil {
-				return ReadResult{}, err
+				return CollectionContent{}, err
 			}
 			r.Document = doc
 			break
 		}
 		r.Files, r.Truncated, err = s.files(ctx, c, limit)
 		if err != nil {
-			return ReadResult{}, err
+			return CollectionContent{}, err
 		}
 	}
 	return r, nil

@@ -22,14 +22,14 @@ type Deps struct {
 	Store *storage.Store
 }
 
-// ListResult is the result of storage_list_collections.
-type ListResult struct {
+// CollectionsResult is the result of storage_list_collections.
+type CollectionsResult struct {
 	DataDirectory string         `json:"dataDirectory"`
 	Collections   []storage.Info `json:"collections"`
 }
 
-// ReadInput is the input of storage_read_collection.
-type ReadInput struct {
+// ReadCollectionInput is the input of storage_read_collection.
+type ReadCollectionInput struct {
 	Name  string `json:"name" jsonschema:"the collection (e.g. 'state' or 'logs'; storage_list_collections lists them)"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many of the newest records or files to return" minimum:"1" maximum:"5000" default:"200"`
 }
@@ -79,12 +79,12 @@ type tools struct {
 }
 
 // list is storage_list_collections.
-func (t *tools) list(ctx context.Context, call *registry.Call, _ registry.NoArgs) (ListResult, error) {
-	return ListResult{DataDirectory: t.d.Store.UserData(), Collections: t.d.Store.List()}, nil
+func (t *tools) list(ctx context.Context, call *registry.Call, _ registry.NoArgs) (CollectionsResult, error) {
+	return CollectionsResult{DataDirectory: t.d.Store.UserData(), Collections: t.d.Store.List()}, nil
 }
 
 // read is storage_read_collection.
-func (t *tools) read(ctx context.Context, call *registry.Call, in ReadInput) (storage.ReadResult, error) {
+func (t *tools) read(ctx context.Context, call *registry.Call, in ReadCollectionInput) (storage.CollectionContent, error) {
 	r, err := t.d.Store.Read(ctx, in.Name, in.Limit)
 	return r, mapError(err)
 }

@@ -695,6 +695,37 @@ export interface CloseResult {
 }
 
 /**
+ * CollectionContent is what [Store.Read] returns: the state for "state", the
+ * newest records (oldest first) for "logs" and "audit", the redacted
+ * document of another JSON collection, or the files of a directory
+ * collection (the newest first).
+ *
+ * (Go: storage.CollectionContent)
+ */
+export interface CollectionContent {
+  name: string;
+  kind: Kind;
+  state?: State;
+  /** Records are log or audit entries. */
+  records?: unknown;
+  /** Document is a JSON collection's content, redacted. */
+  document?: unknown;
+  files?: FileInfo[];
+  /** Truncated says that there is more than was returned. */
+  truncated: boolean;
+}
+
+/**
+ * CollectionsResult is the result of storage_list_collections.
+ *
+ * (Go: storagetools.CollectionsResult)
+ */
+export interface CollectionsResult {
+  dataDirectory: string;
+  collections: Info[] | null;
+}
+
+/**
  * CommitInput is the input of git_commit.
  *
  * (Go: gittools.CommitInput)
@@ -1359,20 +1390,6 @@ export interface FileInfo {
 }
 
 /**
- * ReadInput is the input of workspace_read_file.
- *
- * (Go: filetools.ReadInput)
- */
-export interface FileReadInput {
-  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
-  cwd: string;
-  /** the file, relative to cwd (or absolute) */
-  path: string;
-  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
-  allowOutside?: boolean;
-}
-
-/**
  * FileStatus is one changed path, as one line of `git status
  * --porcelain=v2`. A path deleted from the index that still exists in the
  * worktree appears twice: once deleted (staged) and once untracked.
@@ -1416,36 +1433,6 @@ export interface FileStatus {
   untracked: boolean;
   /** Submodule says the path is a gitlink (submodule). */
   submodule?: boolean;
-}
-
-/**
- * ReadResult is the result of [Engine.Read].
- *
- * (Go: files.ReadResult)
- */
-export interface FilesReadResult {
-  /** Path is the file's canonical absolute path (links resolved). */
-  path: string;
-  /** RelPath is Path relative to the workspace root, with forward slashes. */
-  relPath: string;
-  /** Content is the text (the first 2 MB when truncated). */
-  content: string;
-  /** Encoding is always "utf8". */
-  encoding: string;
-  /** Bytes is the file's size. */
-  bytes: number;
-  /**
-   * Truncated: Content holds the file's beginning only: the file is over
-   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
-   */
-  truncated: boolean;
-  /**
-   * MtimeMs is the modification time (ms since the epoch): pass it as
-   * expectedMtimeMs to a write or patch.
-   */
-  mtimeMs: number;
-  /** Mode is the permission bits in octal ("0644"). */
-  mode: string;
 }
 
 /**
@@ -1819,6 +1806,16 @@ export interface ListInput {
  */
 export interface ListOutput {
   sessions: SessionInfo[] | null;
+}
+
+/**
+ * ListResult is the result of list_spaces.
+ *
+ * (Go: spacetools.ListResult)
+ */
+export interface ListResult {
+  spaces: Space[] | null;
+  activeSpaceId: string;
 }
 
 /**
@@ -2494,6 +2491,62 @@ export interface PruneResult {
 }
 
 /**
+ * ReadCollectionInput is the input of storage_read_collection.
+ *
+ * (Go: storagetools.ReadCollectionInput)
+ */
+export interface ReadCollectionInput {
+  /** the collection (e.g. 'state' or 'logs'; storage_list_collections lists them) */
+  name: string;
+  /** how many of the newest records or files to return */
+  limit?: number;
+}
+
+/**
+ * ReadInput is the input of workspace_read_file.
+ *
+ * (Go: filetools.ReadInput)
+ */
+export interface ReadInput {
+  /** workspace folder the path is resolved against: a space's or an open workspace tab's folder, or a folder inside one */
+  cwd: string;
+  /** the file, relative to cwd (or absolute) */
+  path: string;
+  /** permit a cwd outside every known workspace root (default false; agents stay in their session's folder whatever they pass) */
+  allowOutside?: boolean;
+}
+
+/**
+ * ReadResult is the result of [Engine.Read].
+ *
+ * (Go: files.ReadResult)
+ */
+export interface ReadResult {
+  /** Path is the file's canonical absolute path (links resolved). */
+  path: string;
+  /** RelPath is Path relative to the workspace root, with forward slashes. */
+  relPath: string;
+  /** Content is the text (the first 2 MB when truncated). */
+  content: string;
+  /** Encoding is always "utf8". */
+  encoding: string;
+  /** Bytes is the file's size. */
+  bytes: number;
+  /**
+   * Truncated: Content holds the file's beginning only: the file is over
+   * 2 MB, or its text as JSON would be over the 8 MiB a result may carry.
+   */
+  truncated: boolean;
+  /**
+   * MtimeMs is the modification time (ms since the epoch): pass it as
+   * expectedMtimeMs to a write or patch.
+   */
+  mtimeMs: number;
+  /** Mode is the permission bits in octal ("0644"). */
+  mode: string;
+}
+
+/**
  * ReleaseInput is the input of browser_use_end.
  *
  * (Go: browsertools.ReleaseInput)
@@ -3111,16 +3164,6 @@ export interface SpaceCreateInput {
 }
 
 /**
- * ListResult is the result of list_spaces.
- *
- * (Go: spacetools.ListResult)
- */
-export interface SpaceListResult {
-  spaces: Space[] | null;
-  activeSpaceId: string;
-}
-
-/**
  * SpaceInput is the input of switch_space and close_space.
  *
  * (Go: spacetools.SpaceInput)
@@ -3302,49 +3345,6 @@ export interface StopServersResult {
 export interface Storage {
   dataDirectory: string;
   collections: Record<string, unknown> | null;
-}
-
-/**
- * ListResult is the result of storage_list_collections.
- *
- * (Go: storagetools.ListResult)
- */
-export interface StorageListResult {
-  dataDirectory: string;
-  collections: Info[] | null;
-}
-
-/**
- * ReadInput is the input of storage_read_collection.
- *
- * (Go: storagetools.ReadInput)
- */
-export interface StorageReadInput {
-  /** the collection (e.g. 'state' or 'logs'; storage_list_collections lists them) */
-  name: string;
-  /** how many of the newest records or files to return */
-  limit?: number;
-}
-
-/**
- * ReadResult is what [Store.Read] returns: the state for "state", the
- * newest records (oldest first) for "logs" and "audit", the redacted
- * document of another JSON collection, or the files of a directory
- * collection (the newest first).
- *
- * (Go: storage.ReadResult)
- */
-export interface StorageReadResult {
-  name: string;
-  kind: Kind;
-  state?: State;
-  /** Records are log or audit entries. */
-  records?: unknown;
-  /** Document is a JSON collection's content, redacted. */
-  document?: unknown;
-  files?: FileInfo[];
-  /** Truncated says that there is more than was returned. */
-  truncated: boolean;
 }
 
 /**
@@ -4027,7 +4027,7 @@ export interface ToolTypes {
   /** List managed dev servers and their status/port. */
   list_dev_servers: { input: NoArgs; output: DevServer[] | null };
   /** List all spaces and the active space id. */
-  list_spaces: { input: NoArgs; output: SpaceListResult };
+  list_spaces: { input: NoArgs; output: ListResult };
   /** List active terminal sessions. */
   list_terminals: { input: NoArgs; output: Terminal[] | null };
   /** Move a workspace or browser tab to a pane (primary|secondary) of its space and show it there. Moving to the secondary pane splits the workspace; moving the last tab out of a pane closes the split. Only one pane can hold browser tabs. */
@@ -4107,11 +4107,11 @@ export interface ToolTypes {
   /** Export a support bundle with storage metadata, state, recent logs, and recent audit entries (redacted) to <userData>/artifacts/support-bundle-<timestamp>.json. */
   storage_export_support_bundle: { input: BundleInput; output: BundleResult };
   /** List durable storage collections with kind, path, and size. */
-  storage_list_collections: { input: NoArgs; output: StorageListResult };
+  storage_list_collections: { input: NoArgs; output: CollectionsResult };
   /** Delete non-running agent sessions whose metadata has not changed within the requested age. */
   storage_prune_stale_agent_sessions: { input: AgeInput; output: PruneResult };
   /** Read a storage collection by name. For append-only collections, returns the most recent records. */
-  storage_read_collection: { input: StorageReadInput; output: StorageReadResult };
+  storage_read_collection: { input: ReadCollectionInput; output: CollectionContent };
   /** Switch the active space. */
   switch_space: { input: SpaceSpaceInput; output: Space };
   /** Capture a screenshot of a browser tab using the live view. Persists a PNG artifact when storage is available. */
@@ -4129,7 +4129,7 @@ export interface ToolTypes {
   /** Create a folder inside the workspace, with its missing parents; an existing folder is fine (created: false). */
   workspace_make_dir: { input: PathInput; output: MakeDirResult };
   /** Read a UTF-8 text file inside the workspace (at most 2 MB: a longer file comes back cut at a character boundary with truncated: true). Returns its content, size, modification time (mtimeMs, for expectedMtimeMs) and mode. Binary files and paths outside the workspace boundary are refused. */
-  workspace_read_file: { input: FileReadInput; output: FilesReadResult };
+  workspace_read_file: { input: ReadInput; output: ReadResult };
   /** Rename or move a file, folder or symbolic link (the link itself) inside the workspace, making the new path's missing folders. An existing newPath is refused unless overwrite: true, which moves it to meith's trash first. workspace_undo on newPath moves it back. */
   workspace_rename_path: { input: RenameInput; output: RenameResult };
   /** Search the workspace's files for a text or a Go regular expression (RE2), case-insensitive unless caseSensitive, within one line: matches in path then line order with 1-based line, column and endColumn in UTF-16 units and the line's text. Skips what workspace_list_files leaves out, files over 1 MiB and binary files. Limit it with path (a folder or file) and glob ("*.go", "src/**\/*.{ts,tsx}", "!*_test.go"). Capped by maxResults (truncated). */
