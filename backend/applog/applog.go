@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -220,6 +221,22 @@ func (l *Logger) Query(f Filter) ([]Entry, error) {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
+}
+
+// Clear removes every entry (Settings → Storage, "Clear logs") and returns
+// the bytes and files it removed (logs.jsonl: one file, when it held
+// anything).
+func (l *Logger) Clear() (deletedBytes int64, deletedFiles int, err error) {
+	if l == nil {
+		return 0, 0, nil
+	}
+	if fi, err := os.Stat(l.file.Path()); err == nil && fi.Size() > 0 {
+		deletedBytes, deletedFiles = fi.Size(), 1
+	}
+	if err := l.file.Clear(); err != nil {
+		return 0, 0, fmt.Errorf("clear logs: %w", err)
+	}
+	return deletedBytes, deletedFiles, nil
 }
 
 // Close closes the log file.

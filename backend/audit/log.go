@@ -654,23 +654,39 @@ func decodeLine(line []byte) (Entry, bool) {
 	return e, true
 }
 
-// Clear removes every entry recorded before the call (Settings → Storage,
-// "Clear redacted tool-call audit entries").
-func (l *Log) Clear() error {
+// Clear removes every entry recorded before the call and writes first as
+// the first line of the new file (Settings → Storage, "Clear redacted
+// tool-call audit entries": first records the clear itself). It returns the
+// bytes and files it removed (audit.jsonl: one file, when it held anything).
+func (l *Log) Clear(first Entry) (deletedBytes int64, deletedFiles int, err error) {
 	if err := l.Flush(context.Background()); err != nil {
-		return fmt.Errorf("clear audit log: %w", err)
+		return 0, 0, fmt.Errorf("clear audit log: %w", err)
 	}
 	if l.isClosed() {
-		return fmt.Errorf("clear audit log: %w", ErrClosed)
+		return 0, 0, fmt.Errorf("clear audit log: %w", ErrClosed)
+	}
+	if fi, err := os.Stat(l.file.Path()); err == nil && fi.Size() > 0 {
+		deletedBytes, deletedFiles = fi.Size(), 1
 	}
 	if err := l.file.Clear(); err != nil {
 		if errors.Is(err, os.ErrClosed) {
 			err = ErrClosed
 		}
-		return fmt.Errorf("clear audit log: %w", err)
+		return 0, 0, fmt.Errorf("clear audit log: %w", err)
 	}
-	return nil
+	if first.Capabilities == nil {
+		first.Capabilities = []string{}
+	}
+	line := bytes.TrimSuffix(appendEntry(nil, &first), []byte{'\n'})
+	if err := l.file.AppendBatch([][]byte{line}); err != nil && !errors.Is(err, jsonl.ErrCompact) {
+		return deletedBytes, deletedFiles, fmt.Errorf("clear audit log: record the clear: %w", err)
+	}
+	return deletedBytes, deletedFiles, nil
 }
+
+// Files returns the files of the log: audit.jsonl (archives beside it are
+// not kept by this version).
+func (l *Log) Files() []string { return []string{l.file.Path()} }
 
 // Close writes every queued entry, stops the writer and closes the file.
 // Later calls to Record are reported and dropped; later calls to Close

@@ -340,15 +340,15 @@ func TestTailAndClearFlushFirst(t *testing.T) {
 	for i := range 5 {
 		l.Record(entry(fmt.Sprint(i)))
 	}
-	if err := l.Clear(); err != nil {
-		t.Fatalf("Clear() error: %v", err)
+	if _, files, err := l.Clear(entry("cleared")); err != nil || files != 1 {
+		t.Fatalf("Clear() = %d files, error %v; want 1 file", files, err)
 	}
 	l.Record(entry("new"))
-	if got, _ := l.Tail(10); toolNames(got) != "new" {
-		t.Errorf("Tail after Clear and one record = %s, want new", toolNames(got))
+	if got, _ := l.Tail(10); toolNames(got) != "cleared,new" {
+		t.Errorf("Tail after Clear and one record = %s, want cleared,new", toolNames(got))
 	}
-	if got := fileTools(t, path); got != "new" {
-		t.Errorf("file after Clear and one record = %s, want new", got)
+	if got := fileTools(t, path); got != "cleared,new" {
+		t.Errorf("file after Clear and one record = %s, want cleared,new", got)
 	}
 }
 
@@ -484,7 +484,7 @@ func TestRecordAfterCloseIsReported(t *testing.T) {
 	if _, err := l.Tail(1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Tail on a closed log error = %v, want ErrClosed", err)
 	}
-	if err := l.Clear(); !errors.Is(err, ErrClosed) {
+	if _, _, err := l.Clear(entry("cleared")); !errors.Is(err, ErrClosed) {
 		t.Errorf("Clear on a closed log error = %v, want ErrClosed", err)
 	}
 	if err := l.Flush(context.Background()); err != nil {

@@ -160,6 +160,10 @@ var commandTable = []Command{
 	{Name: "storage", Tool: "storage_list_collections", Summary: "List storage collections", Group: groupSettings},
 	{Name: "storage-read", Tool: "storage_read_collection", Slots: []string{"name"}, Summary: "Read a storage collection", Group: groupSettings},
 	{Name: "storage-export", Tool: "storage_export_state", Summary: "Export persisted state and storage metadata", Group: groupSettings},
+	{Name: "storage-bundle", Tool: "storage_export_support_bundle", Summary: "Export a redacted support bundle to the artifacts (--logsLimit N)", Group: groupSettings, PrintPath: true},
+	{Name: "storage-clear", Tool: "storage_clear_collection", Slots: []string{"name"}, Summary: "Clear a storage collection: logs, audit or artifacts (--yes to confirm)", Group: groupSettings, Confirm: "confirm"},
+	{Name: "storage-screenshots", Tool: "storage_delete_old_screenshots", Slots: []string{"olderThanDays"}, Summary: "Delete screenshots older than N days (default 30; --yes to confirm)", Group: groupSettings, Confirm: "confirm"},
+	{Name: "storage-prune", Tool: "storage_prune_stale_agent_sessions", Slots: []string{"olderThanDays"}, Summary: "Delete idle agent sessions older than N days (default 30; --yes to confirm)", Group: groupSettings, Confirm: "confirm"},
 	// Plugins.
 	{Name: "plugins", Tool: "list_plugins", Summary: "List installed plugins and their grants", Group: groupSettings},
 	{Name: "install-plugin", Tool: "install_plugin", Summary: "Install a plugin (--directory, --archive or --devUrl)", Group: groupSettings},

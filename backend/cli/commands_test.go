@@ -53,9 +53,11 @@ func TestCommandTable(t *testing.T) {
 	// The whole original table (reference §5.4) is here, plus the git
 	// commands of the git issue, the path commands of the files issue
 	// (mv, rm, mkdir) and the two project commands of the projects issue
-	// (setup-detect, retry-project).
-	if n := len(Commands()); n != 81+13+3+2 {
-		t.Errorf("the table has %d commands, want the original's 81, 13 git commands, 3 path commands and 2 project commands", n)
+	// (setup-detect, retry-project), and the four storage maintenance
+	// commands of the storage issue (storage-bundle, storage-clear,
+	// storage-screenshots, storage-prune).
+	if n := len(Commands()); n != 81+13+3+2+4 {
+		t.Errorf("the table has %d commands, want the original's 81, 13 git commands, 3 path commands, 2 project commands and 4 storage commands", n)
 	}
 }
 

@@ -68,6 +68,11 @@ func (r *runner) renderFileContent(content json.RawMessage) (string, bool) {
 // unconfirmed is a destructive command run without --yes: it says what
 // the command would remove and how to confirm, calls nothing and exits 1.
 func (r *runner) unconfirmed(spec Command, p Params) int {
+	if spec.Tool != "workspace_delete_path" {
+		r.p.stderr("meith %s would delete stored data (%s); nothing was deleted.", spec.Name, strings.ToLower(spec.Summary[:1])+spec.Summary[1:])
+		r.p.stderr("To delete it, run the same command with --yes.")
+		return exitFailure
+	}
 	cwd, path := paramString(p["cwd"]), paramString(p["path"])
 	if cwd == "" || path == "" {
 		return r.p.usage("%q needs <cwd> and <path>: meith %s <cwd> <path> --yes", spec.Name, spec.Name)

@@ -313,7 +313,7 @@ Global flags (never sent to tools):
   -h, --help            Show help; "meith <command> --help" reads the tool's live schema
   --stdin               Read a JSON object of parameters from stdin (flags override it);
                         for "write", the file's content
-  --yes                 Confirm a destructive command ("rm"); without it, it only says what it would do
+  --yes                 Confirm a destructive command ("rm", "storage-clear", …); without it, it only says what it would do
   --arg-json <json>     Merge a JSON object into the parameters
   --<key>-json <json>   Send one parameter as JSON, e.g. --edits-json '[...]'
 

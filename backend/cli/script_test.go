@@ -131,6 +131,7 @@ func waitGone(pid int, limit time.Duration) bool {
 // …), as a person who lets the CLI change files would run it.
 var grantedScripts = map[string][]protocol.Capability{
 	"files":    {protocol.CapWritesFiles, protocol.CapDestructive},
+	"storage":  {protocol.CapDestructive},
 	"projects": {protocol.CapWritesFiles, protocol.CapStartsProcess, protocol.CapAccessesNetwork},
 	// Their own runtimes so that waitinflight counts only their calls.
 	"interrupt": {},

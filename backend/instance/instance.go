@@ -38,6 +38,7 @@ import (
 	"github.com/meith-dev/meith/backend/registry"
 	"github.com/meith-dev/meith/backend/socket"
 	"github.com/meith-dev/meith/backend/state"
+	"github.com/meith-dev/meith/backend/storage"
 	"github.com/meith-dev/meith/backend/tools/apptools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
@@ -45,6 +46,7 @@ import (
 	"github.com/meith-dev/meith/backend/tools/processtools"
 	"github.com/meith-dev/meith/backend/tools/settingstools"
 	"github.com/meith-dev/meith/backend/tools/spacetools"
+	"github.com/meith-dev/meith/backend/tools/storagetools"
 )
 
 // Config configures an [Instance]. Empty Home and UserData fall back to
@@ -400,6 +402,8 @@ func (i *Instance) registerTools() {
 	i.registerAgentTools()
 	i.registerFileTools()
 	i.registerProjectTools()
+	storagetools.Register(i.reg, storagetools.Deps{Store: storage.New(storage.Options{
+		UserData: i.paths.UserData, State: i.state, Logs: i.log, Audit: i.audit, Agents: i.agents})})
 }
 
 // checks adds the instance's own health lines to app_health.

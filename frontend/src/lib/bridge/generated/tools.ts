@@ -40,6 +40,19 @@ export interface About {
 }
 
 /**
+ * AgeInput is the input of storage_delete_old_screenshots and
+ * storage_prune_stale_agent_sessions.
+ *
+ * (Go: storagetools.AgeInput)
+ */
+export interface AgeInput {
+  /** delete what is older than this many days */
+  olderThanDays?: number;
+  /** must be true: the data is deleted */
+  confirm: boolean;
+}
+
+/**
  * CreateInput is the input of agent_create_session.
  *
  * (Go: agenttools.CreateInput)
@@ -480,6 +493,45 @@ export interface BugReportResult {
 }
 
 /**
+ * Bundle is the support bundle: storage metadata, the state, recent logs
+ * and recent audit entries, every value redacted by backend/redact (keys
+ * that name secrets, strings that look like secrets).
+ *
+ * (Go: storage.Bundle)
+ */
+export interface Bundle {
+  schema: string;
+  exportedAt: string;
+  dataDirectory: string;
+  collections: Info[] | null;
+  /** State, Logs and Audit are redacted JSON values. */
+  state: unknown;
+  logs: unknown;
+  audit: unknown;
+}
+
+/**
+ * BundleInput is the input of storage_export_support_bundle.
+ *
+ * (Go: storagetools.BundleInput)
+ */
+export interface BundleInput {
+  /** how many of the newest app log entries to include */
+  logsLimit?: number;
+}
+
+/**
+ * BundleResult is the result of [Store.ExportSupportBundle].
+ *
+ * (Go: storage.BundleResult)
+ */
+export interface BundleResult {
+  path: string;
+  bytes: number;
+  bundle: Bundle;
+}
+
+/**
  * CDPInput is the input of cdp_command.
  *
  * (Go: browsertools.CDPInput)
@@ -623,6 +675,18 @@ export interface CheckpointRestoreOutput {
 }
 
 /**
+ * ClearInput is the input of storage_clear_collection.
+ *
+ * (Go: storagetools.ClearInput)
+ */
+export interface ClearInput {
+  /** the collection to clear */
+  name: 'logs' | 'audit' | 'artifacts';
+  /** must be true: the collection's data is deleted */
+  confirm: boolean;
+}
+
+/**
  * ClearLogsResult is the result of clear_process_logs.
  *
  * (Go: processtools.ClearLogsResult)
@@ -630,6 +694,17 @@ export interface CheckpointRestoreOutput {
 export interface ClearLogsResult {
   processId: string;
   cleared: boolean;
+}
+
+/**
+ * ClearResult is what [Store.Clear] removed.
+ *
+ * (Go: storage.ClearResult)
+ */
+export interface ClearResult {
+  collection: string;
+  deletedBytes: number;
+  deletedFiles: number;
 }
 
 /**
@@ -649,6 +724,37 @@ export interface ClickResult {
 export interface CloseResult {
   terminalId: string;
   closed: boolean;
+}
+
+/**
+ * CollectionContent is what [Store.Read] returns: the state for "state", the
+ * newest records (oldest first) for "logs" and "audit", the redacted
+ * document of another JSON collection, or the files of a directory
+ * collection (the newest first).
+ *
+ * (Go: storage.CollectionContent)
+ */
+export interface CollectionContent {
+  name: string;
+  kind: Kind;
+  state?: State;
+  /** Records are log or audit entries. */
+  records?: unknown;
+  /** Document is a JSON collection's content, redacted. */
+  document?: unknown;
+  files?: FileInfo[];
+  /** Truncated says that there is more than was returned. */
+  truncated: boolean;
+}
+
+/**
+ * CollectionsResult is the result of storage_list_collections.
+ *
+ * (Go: storagetools.CollectionsResult)
+ */
+export interface CollectionsResult {
+  dataDirectory: string;
+  collections: Info[] | null;
 }
 
 /**
@@ -1304,6 +1410,18 @@ export interface FileDiagnostic {
 }
 
 /**
+ * FileInfo is one file of a directory collection.
+ *
+ * (Go: storage.FileInfo)
+ */
+export interface FileInfo {
+  /** Path is relative to the collection's folder, slash-separated. */
+  path: string;
+  sizeBytes: number;
+  modifiedAt: string;
+}
+
+/**
  * FileStatus is one changed path, as one line of `git status
  * --porcelain=v2`. A path deleted from the index that still exists in the
  * worktree appears twice: once deleted (staged) and once untracked.
@@ -1550,6 +1668,22 @@ export interface IdentitySuggestion {
 }
 
 /**
+ * Info is a collection with what is stored in it now.
+ *
+ * (Go: storage.Info)
+ */
+export interface Info {
+  name: string;
+  kind: Kind;
+  path: string;
+  description: string;
+  exists: boolean;
+  sizeBytes: number;
+  files: number;
+  clearable: boolean;
+}
+
+/**
  * InstancesResult is the result of app_list_instances.
  *
  * (Go: apptools.InstancesResult)
@@ -1583,6 +1717,13 @@ export interface KillTerminalInput {
   /** signal to send to the terminal's process group, e.g. SIGINT (default SIGHUP) */
   signal?: string;
 }
+
+/**
+ * Kind is how a collection is stored.
+ *
+ * (Go: storage.Kind)
+ */
+export type Kind = 'json' | 'jsonl' | 'directory';
 
 /**
  * Layout is the arrangement of a space's workspace: one pane or two side by
@@ -2383,6 +2524,30 @@ export interface ProtocolErrorInfo {
 }
 
 /**
+ * PruneResult is what [Store.PruneAgentSessions] removed.
+ *
+ * (Go: storage.PruneResult)
+ */
+export interface PruneResult {
+  collection: string;
+  deletedSessions: number;
+  deletedBytes: number;
+  cutoff: string;
+}
+
+/**
+ * ReadCollectionInput is the input of storage_read_collection.
+ *
+ * (Go: storagetools.ReadCollectionInput)
+ */
+export interface ReadCollectionInput {
+  /** the collection (e.g. 'state' or 'logs'; storage_list_collections lists them) */
+  name: string;
+  /** how many of the newest records or files to return */
+  limit?: number;
+}
+
+/**
  * ReadInput is the input of workspace_read_file.
  *
  * (Go: filetools.ReadInput)
@@ -2700,6 +2865,17 @@ export interface RunInput {
 export interface RunResult {
   commandId: string;
   devServer: DevServer;
+}
+
+/**
+ * ScreenshotsResult is what [Store.DeleteOldScreenshots] removed.
+ *
+ * (Go: storage.ScreenshotsResult)
+ */
+export interface ScreenshotsResult {
+  deletedFiles: number;
+  deletedBytes: number;
+  cutoff: string;
 }
 
 /**
@@ -3122,6 +3298,19 @@ export interface State {
    */
   projects: Project[] | null;
   settings: AppSettings;
+}
+
+/**
+ * StateExport is the result of storage_export_state.
+ *
+ * (Go: storage.StateExport)
+ */
+export interface StateExport {
+  exportedAt: string;
+  dataDirectory: string;
+  stateVersion: number;
+  collections: Info[] | null;
+  state: State;
 }
 
 /**
@@ -3720,6 +3909,13 @@ export type ToolName =
   | 'start_dev_server'
   | 'stop_dev_server'
   | 'stop_orphan_process'
+  | 'storage_clear_collection'
+  | 'storage_delete_old_screenshots'
+  | 'storage_export_state'
+  | 'storage_export_support_bundle'
+  | 'storage_list_collections'
+  | 'storage_prune_stale_agent_sessions'
+  | 'storage_read_collection'
   | 'switch_space'
   | 'take_screenshot'
   | 'type_text'
@@ -3950,6 +4146,20 @@ export interface ToolTypes {
   stop_dev_server: { input: StopDevServerInput; output: StopResult };
   /** Stop a process group an earlier meith run left running (listed by get_process_tree with kind orphan). */
   stop_orphan_process: { input: OrphanInput; output: OrphanResult };
+  /** Clear a managed storage collection: logs, audit, or artifacts. */
+  storage_clear_collection: { input: ClearInput; output: ClearResult };
+  /** Delete screenshot PNG artifacts older than the requested age. */
+  storage_delete_old_screenshots: { input: AgeInput; output: ScreenshotsResult };
+  /** Export a full snapshot of persisted state plus storage metadata for backup/debugging. */
+  storage_export_state: { input: NoArgs; output: StateExport };
+  /** Export a support bundle with storage metadata, state, recent logs, and recent audit entries (redacted) to <userData>/artifacts/support-bundle-<timestamp>.json. */
+  storage_export_support_bundle: { input: BundleInput; output: BundleResult };
+  /** List durable storage collections with kind, path, and size. */
+  storage_list_collections: { input: NoArgs; output: CollectionsResult };
+  /** Delete non-running agent sessions whose metadata has not changed within the requested age. */
+  storage_prune_stale_agent_sessions: { input: AgeInput; output: PruneResult };
+  /** Read a storage collection by name. For append-only collections, returns the most recent records. */
+  storage_read_collection: { input: ReadCollectionInput; output: CollectionContent };
   /** Switch the active space. */
   switch_space: { input: SpaceSpaceInput; output: Space };
   /** Capture a screenshot of a browser tab using the live view. Persists a PNG artifact when storage is available. */
