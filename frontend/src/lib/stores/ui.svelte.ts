@@ -6,7 +6,7 @@
  */
 import { appState } from './appState.svelte';
 
-export type DrawerTab = 'output' | 'processes' | 'logs' | 'tools' | 'console' | 'network';
+export type DrawerTab = 'output' | 'processes' | 'logs' | 'tools' | 'console' | 'network' | 'audit' | 'state';
 export type View = 'workspace' | 'settings';
 
 const KEY = 'meith.ui';
@@ -15,7 +15,9 @@ function loadTab(): DrawerTab {
   try {
     const raw = globalThis.localStorage?.getItem(KEY);
     const tab = raw ? (JSON.parse(raw) as { drawerTab?: unknown }).drawerTab : undefined;
-    return tab === 'logs' || tab === 'output' || tab === 'processes' || tab === 'tools' || tab === 'console' || tab === 'network' ? tab : 'logs';
+    return tab === 'logs' || tab === 'output' || tab === 'processes' || tab === 'tools' || tab === 'console' || tab === 'network' || tab === 'audit' || tab === 'state'
+      ? tab
+      : 'logs';
   } catch {
     return 'logs';
   }
@@ -39,6 +41,12 @@ class UiStore {
     this.save();
     if (!appState.layout.drawerOpen) void appState.setLayout({ drawerOpen: true });
   }
+
+  /**
+   * An agent session another view asked to open (the Audit panel's
+   * click-through): the agent tab with this id selects it and clears it.
+   */
+  agentSessionRequest = $state<{ tabId: string; sessionId: string } | null>(null);
 
   /** The Settings section to show when Settings opens next ("" keeps the last one). */
   settingsSection = $state('');

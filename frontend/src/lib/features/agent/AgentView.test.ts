@@ -518,3 +518,19 @@ describe('AgentView checkpoints', () => {
     expect(toasts.list).toEqual([]);
   });
 });
+
+describe('AgentView opened from elsewhere', () => {
+  it("selects the session another view asked this tab to open (the Audit panel's click-through)", async () => {
+    fake.db.sessions = [session({ id: 'sess_1', title: 'First' }), session({ id: 'sess_2', title: 'Second' })];
+    await render();
+    expect(fake.db.calls.filter((c) => c.tool === 'agent_get_transcript').map((c) => c.args.sessionId)).toEqual(['sess_1']);
+    ui.agentSessionRequest = { tabId: 'wtab_other', sessionId: 'sess_2' };
+    await settle();
+    expect(ui.agentSessionRequest).not.toBeNull();
+    ui.agentSessionRequest = { tabId: tab.id, sessionId: 'sess_2' };
+    await settle();
+    expect(ui.agentSessionRequest).toBeNull();
+    expect(fake.db.calls.filter((c) => c.tool === 'agent_get_transcript').map((c) => c.args.sessionId)).toEqual(['sess_1', 'sess_2']);
+    ui.agentSessionRequest = null;
+  });
+});

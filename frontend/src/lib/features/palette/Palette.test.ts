@@ -95,6 +95,8 @@ describe('command palette', () => {
       'Drawer: Show Network',
       'Drawer: Show Logs',
       'Drawer: Show Tools',
+      'Drawer: Show Audit',
+      'Drawer: Show State',
       'Spaces: New space',
       'Spaces: Open folder as a space…',
       'Spaces: Switch to todo-api',
@@ -102,6 +104,7 @@ describe('command palette', () => {
       'Open Settings',
       'Settings: General',
       'Settings: Agent',
+      'Settings: Storage',
       'Open recent: todo-api',
       'Open recent: old-site',
     ]) {

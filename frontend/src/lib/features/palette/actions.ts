@@ -33,6 +33,8 @@ export const DRAWER_SECTIONS: readonly { id: DrawerTab; label: string }[] = [
   { id: 'network', label: 'Network' },
   { id: 'logs', label: 'Logs' },
   { id: 'tools', label: 'Tools' },
+  { id: 'audit', label: 'Audit' },
+  { id: 'state', label: 'State' },
 ];
 
 /** The Settings sections that exist (SettingsView's list). */
@@ -41,6 +43,7 @@ export const SETTINGS_SECTIONS: readonly { id: string; label: string }[] = [
   { id: 'run', label: 'Run' },
   { id: 'git', label: 'Git' },
   { id: 'agent', label: 'Agent' },
+  { id: 'storage', label: 'Storage' },
   { id: 'about', label: 'About' },
 ];
 
