@@ -340,15 +340,15 @@ func TestTailAndClearFlushFirst(t *testing.T) {
 	for i := range 5 {
 		l.Record(entry(fmt.Sprint(i)))
 	}
-	if err := l.Clear(); err != nil {
+	if _, _, err := l.Clear(entry("cleared")); err != nil {
 		t.Fatalf("Clear() error: %v", err)
 	}
 	l.Record(entry("new"))
-	if got, _ := l.Tail(10); toolNames(got) != "new" {
-		t.Errorf("Tail after Clear and one record = %s, want new", toolNames(got))
+	if got, _ := l.Tail(10); toolNames(got) != "cleared,new" {
+		t.Errorf("Tail after Clear and one record = %s, want cleared,new", toolNames(got))
 	}
-	if got := fileTools(t, path); got != "new" {
-		t.Errorf("file after Clear and one record = %s, want new", got)
+	if got := fileTools(t, path); got != "cleared,new" {
+		t.Errorf("file after Clear and one record = %s, want cleared,new", got)
 	}
 }
 
@@ -371,40 +371,6 @@ func TestCloseWritesQueued(t *testing.T) {
 	<-done
 	if got := fileTools(t, path); got != strings.Join(want, ",") {
 		t.Errorf("file after Close = %s, want 0..99", got)
-	}
-}
-
-// TestOptionsBoundTheFile: MaxRecords and CompactFactor reach the file,
-// and a CompactFactor of 1 or less means the default.
-func TestOptionsBoundTheFile(t *testing.T) {
-	l, path := openLog(t, Options{MaxRecords: 10, CompactFactor: 1.5})
-	for i := range 100 {
-		l.Record(entry(fmt.Sprintf("t%03d", i)))
-	}
-	flush(t, l)
-	if n := len(fileLines(t, path)); n < 10 || n > 15 {
-		t.Errorf("MaxRecords 10 × 1.5: file holds %d lines, want 10..15", n)
-	}
-	got, err := l.Tail(10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "t090,t091,t092,t093,t094,t095,t096,t097,t098,t099"; toolNames(got) != want {
-		t.Errorf("Tail(10) after compaction = %s, want %s", toolNames(got), want)
-	}
-
-	l, path = openLog(t, Options{MaxRecords: 8, CompactFactor: 1}) // 1 means 1.25: compact past 10
-	for i := range 10 {
-		l.Record(entry(fmt.Sprint(i)))
-	}
-	flush(t, l)
-	if n := len(fileLines(t, path)); n != 10 {
-		t.Errorf("MaxRecords 8, factor 1: %d lines after 10 records, want 10 (the default factor 1.25)", n)
-	}
-	l.Record(entry("10"))
-	flush(t, l)
-	if n := len(fileLines(t, path)); n != 8 {
-		t.Errorf("MaxRecords 8, factor 1: %d lines after 11 records, want 8", n)
 	}
 }
 
@@ -484,7 +450,7 @@ func TestRecordAfterCloseIsReported(t *testing.T) {
 	if _, err := l.Tail(1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Tail on a closed log error = %v, want ErrClosed", err)
 	}
-	if err := l.Clear(); !errors.Is(err, ErrClosed) {
+	if _, _, err := l.Clear(entry("x")); !errors.Is(err, ErrClosed) {
 		t.Errorf("Clear on a closed log error = %v, want ErrClosed", err)
 	}
 	if err := l.Flush(context.Background()); err != nil {
