@@ -516,3 +516,23 @@ func decodeCursor(c string) (string, int64, error) {
 	}
 	return key, n, nil
 }
+
+// Filter tests single entries against a query's fields (its Limit and
+// Cursor do not apply): what audit_watch streams.
+type Filter struct{ m *matcher }
+
+// NewFilter checks q as [Log.Query] does and returns its filter.
+func NewFilter(q Query) (*Filter, error) {
+	q.Limit, q.Cursor = 0, ""
+	m, err := newMatcher(q)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{m: m}, nil
+}
+
+// Match reports whether e matches every field of the filter's query.
+func (f *Filter) Match(e *Entry) bool { return f.m.exact(e) }
+
+// Line is e encoded as its line of audit.jsonl, without the newline.
+func Line(e *Entry) []byte { return trimNewline(appendEntry(nil, e)) }

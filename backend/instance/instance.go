@@ -39,6 +39,7 @@ import (
 	"github.com/meith-dev/meith/backend/socket"
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/tools/apptools"
+	"github.com/meith-dev/meith/backend/tools/audittools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/permissiontools"
@@ -169,6 +170,7 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.log.SetDebug(i.state.Settings().DebugMode)
+	i.audit.SetRetention(auditRetention(i.state.Settings()))
 	aopts := permission.ApprovalsOptions{}
 	if cfg.Desktop {
 		// The socket answers before the window is up: a call that must
@@ -205,7 +207,7 @@ func New(cfg Config) (*Instance, error) {
 	}
 	i.files = i.newFiles()
 	i.projects = i.newProjects()
-	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch})
+	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch, Audit: i.audit})
 	i.unfollow = i.followEditorRoots()
 	i.registerTools()
 	return i, nil
@@ -389,10 +391,17 @@ func (i *Instance) registerTools() {
 	permissiontools.Register(i.reg, permissiontools.Deps{Service: i.perms})
 	settingstools.Register(i.reg, settingstools.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
+		i.audit.SetRetention(auditRetention(s))
 	}})
+	audittools.Register(i.reg, audittools.Deps{Log: i.audit})
 	i.registerAgentTools()
 	i.registerFileTools()
 	i.registerProjectTools()
+}
+
+// auditRetention is the audit log's retention of the settings.
+func auditRetention(s state.AppSettings) audit.Retention {
+	return audit.Retention{Days: s.Audit.RetentionDays, MaxMB: s.Audit.MaxMB}
 }
 
 // checks adds the instance's own health lines to app_health.
