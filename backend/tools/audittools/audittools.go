@@ -23,6 +23,10 @@ import (
 // enough that a watch runs until the caller cancels it.
 const WatchTimeout = 2_147_483_647 * time.Millisecond
 
+// WatchingMessage is the message of the log event audit_watch sends once
+// it watches: every entry written after it is streamed.
+const WatchingMessage = "watching the audit log"
+
 // WatchBuffer bounds the entries waiting to be sent by one audit_watch;
 // beyond it the newest are dropped and counted.
 const WatchBuffer = 1024
@@ -80,7 +84,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.RegisterAll(r, []registry.Def{
 		{Name: "audit_query", Description: "Read the audit log of tool calls (redacted), newest first, across audit.jsonl and its archives: filter by callers, tools, decisions, space, time (since/until: RFC 3339 or a duration like 1h) and text; page with nextCursor.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.query)},
-		{Name: "audit_watch", Description: "Stream the audit entries written from now on that match the filters, one progress event per entry (its message is the entry as JSON), until the call is cancelled.",
+		{Name: "audit_watch", Description: "Stream the audit entries written from now on that match the filters, one progress event per entry (its message is the entry as JSON), until the call is cancelled. A log event says when the watch is on.",
 			Capabilities: protocol.ReadOnly(), Timeout: WatchTimeout, Handler: registry.Handle(t.watch)},
 	})
 }
@@ -115,7 +119,11 @@ func (t *tools) watch(ctx context.Context, call *registry.Call, in Filters) (Wat
 	pending := make(chan audit.Entry, WatchBuffer)
 	var res WatchResult
 	var dropped atomic.Int64
+	var on atomic.Bool // entries written before are not streamed
 	cancel := t.d.Log.Subscribe(func(es []audit.Entry) {
+		if !on.Load() {
+			return
+		}
 		for i := range es {
 			if !f.Match(&es[i]) {
 				continue
@@ -128,6 +136,14 @@ func (t *tools) watch(ctx context.Context, call *registry.Call, in Filters) (Wat
 		}
 	})
 	defer cancel()
+	// What was recorded before the call is written first, and not
+	// streamed: the watch starts with the entries recorded after the log
+	// event that says it is on.
+	if err := t.d.Log.Flush(ctx); err != nil {
+		return res, nil // cancelled
+	}
+	on.Store(true)
+	call.Log(protocol.LevelInfo, WatchingMessage)
 	for {
 		select {
 		case <-ctx.Done():
