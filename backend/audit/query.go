@@ -126,7 +126,8 @@ func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
 		segs = segs[i:]
 	}
 	page := Page{Entries: []Entry{}}
-	scanned := 0
+	var done int64 // the bytes of the segments read before this one
+	seek := m.seeker()
 	for si, seg := range segs {
 		r, end, err := l.openSegment(seg)
 		if err != nil {
@@ -139,8 +140,14 @@ func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
 		var stop, full bool
 		var last int64
 		lines := 0
-		serr := scanBackward(r, end, func(line []byte, start int64) bool {
-			scanned += len(line) + 1
+		skipped := func(pos int64) bool {
+			if done+end-pos >= MaxScanBytes || ctx.Err() != nil {
+				full, last = true, pos
+				return false
+			}
+			return true
+		}
+		serr := scanBackward(r, end, seek, skipped, func(line []byte, start int64) bool {
 			if lines++; lines%1024 == 0 && ctx.Err() != nil {
 				return false
 			}
@@ -156,12 +163,13 @@ func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
 					return false
 				}
 			}
-			if scanned >= MaxScanBytes {
+			if done+end-start >= MaxScanBytes {
 				full, last = true, start
 				return false
 			}
 			return true
 		})
+		done += end
 		if c, ok := r.(io.Closer); ok {
 			c.Close()
 		}
@@ -288,7 +296,13 @@ func (m memSegment) ReadAt(p []byte, off int64) (int, error) {
 // newline) and the offset where it starts, last line first, until fn
 // returns false. Bytes after the last newline (a line being written) are
 // not a line; lines longer than maxLineBytes are skipped.
-func scanBackward(r io.ReaderAt, end int64, fn func(line []byte, start int64) bool) error {
+//
+// With seek (optional), lines that cannot match are passed over without
+// fn: seek returns the indexes in its argument where a match could be (a
+// needle's start; no needle holds a newline), in ascending order, and
+// skipped is told each position the scan has passed (everything from
+// there to end was seen); it returns false to stop.
+func scanBackward(r io.ReaderAt, end int64, seek func([]byte) []int, skipped func(pos int64) bool, fn func(line []byte, start int64) bool) error {
 	var data []byte // r[base : base+len(data)], not yet passed to fn
 	base := end
 	partial := true // data's tail is not a whole line yet
@@ -318,7 +332,34 @@ func scanBackward(r io.ReaderAt, end int64, fn func(line []byte, start int64) bo
 			data, partial = data[:i+1], false
 		}
 		lineEnd := len(data) - 1 // the newline ending the next line
+		var cands []int
+		if seek != nil {
+			cands = seek(data[:lineEnd])
+		}
 		for {
+			if seek != nil {
+				for len(cands) > 0 && cands[len(cands)-1] >= lineEnd {
+					cands = cands[:len(cands)-1] // in lines already seen
+				}
+				if len(cands) == 0 {
+					// No match in the whole lines here; the first, partial,
+					// line may still hold one that starts in earlier bytes.
+					f := bytes.IndexByte(data[:lineEnd], '\n')
+					if f >= 0 {
+						lineEnd = f
+						if !skipped(base + int64(f) + 1) {
+							return nil
+						}
+					}
+					break
+				} else if k := cands[len(cands)-1]; bytes.IndexByte(data[k:lineEnd], '\n') >= 0 {
+					i := bytes.IndexByte(data[k:lineEnd], '\n')
+					lineEnd = k + i // the end of the line that holds the candidate
+					if !skipped(base + int64(lineEnd) + 1) {
+						return nil
+					}
+				}
+			}
 			j := bytes.LastIndexByte(data[:lineEnd], '\n')
 			if j < 0 {
 				break
@@ -345,11 +386,11 @@ func scanBackward(r io.ReaderAt, end int64, fn func(line []byte, start int64) bo
 // entry.
 type matcher struct {
 	q            Query
-	groups       [][][]byte // each group: one of its needles must be in the line
-	since, until string     // in TimeLayout, for the raw test
-	stopBefore   string     // an entry older than this ends the query
-	search       string     // lower case
-	rawSearch    []byte     // for the raw test; nil: decode every line
+	groups       map[string][][]byte // by field: one of its needles must be in the line
+	since, until string              // in TimeLayout, for the raw test
+	stopBefore   string              // an entry older than this ends the query
+	search       string              // lower case
+	rawSearch    []byte              // for the raw test; nil: decode every line
 }
 
 // newMatcher checks q and prepares its tests.
@@ -360,7 +401,7 @@ func newMatcher(q Query) (*matcher, error) {
 	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
 		return nil, &QueryError{Field: "until", Reason: "must not be before since"}
 	}
-	m := &matcher{q: q, search: strings.ToLower(q.Search)}
+	m := &matcher{q: q, search: strings.ToLower(q.Search), groups: map[string][][]byte{}}
 	add := func(field string, values []string) {
 		if len(values) == 0 {
 			return
@@ -370,7 +411,7 @@ func newMatcher(q Query) (*matcher, error) {
 			n := append([]byte(`"`+field+`":`), summary.AppendJSONString(nil, v, true)...)
 			g = append(g, n)
 		}
-		m.groups = append(m.groups, g)
+		m.groups[field] = g
 	}
 	add("caller", q.Callers)
 	add("toolName", q.Tools)
@@ -389,6 +430,50 @@ func newMatcher(q Query) (*matcher, error) {
 		m.rawSearch = []byte(s)
 	}
 	return m, nil
+}
+
+// seeker returns the seek function of scanBackward for the query: the
+// last place one of the needles of the most selective field starts (a
+// space, then tools, decisions, callers). Nil without such a field, or
+// with Since (which stops the scan at the first entry well before it, and
+// so needs every line's time).
+func (m *matcher) seeker() func([]byte) []int {
+	if m.since != "" {
+		return nil
+	}
+	var g [][]byte
+	for _, field := range []string{"caller", "decision", "toolName", "spaceId"} {
+		if n, ok := m.groups[field]; ok {
+			g = n
+		}
+	}
+	if g == nil {
+		return nil
+	}
+	return func(data []byte) []int {
+		var at []int
+		for _, n := range g {
+			// Look for the value without its opening quote (JSON is full
+			// of `"`, which makes a poor first byte), then check the key
+			// before it: `"key":"` + value.
+			colon := bytes.IndexByte(n, ':')
+			key, value := n[:colon+2], n[colon+2:]
+			for off := 0; ; {
+				i := bytes.Index(data[off:], value)
+				if i < 0 {
+					break
+				}
+				if start := off + i - len(key); start >= 0 && bytes.Equal(data[start:off+i], key) {
+					at = append(at, start)
+				}
+				off += i + len(value)
+			}
+		}
+		if len(g) > 1 {
+			slices.Sort(at)
+		}
+		return at
+	}
 }
 
 // plainASCII reports whether s is printable ASCII that JSON writes as it

@@ -298,6 +298,9 @@ func TestQueryPagingWhileAppending(t *testing.T) {
 	var got []Entry
 	q := Query{Limit: 23, Search: "t"}
 	for page := 0; ; page++ {
+		if page > 100 {
+			t.Fatalf("still paging after 100 pages of 23 (300 entries): the cursor does not advance")
+		}
 		p, err := l.Query(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
@@ -440,7 +443,7 @@ func TestScanBackwardLines(t *testing.T) {
 	}
 	data = append(data, "torn"...)
 	var got []string
-	err := scanBackward(bytes.NewReader(data), int64(len(data)), func(line []byte, start int64) bool {
+	err := scanBackward(bytes.NewReader(data), int64(len(data)), nil, nil, func(line []byte, start int64) bool {
 		if !bytes.Equal(data[start:start+int64(len(line))], line) {
 			t.Fatalf("offset %d does not start %q", start, line)
 		}
@@ -453,5 +456,53 @@ func TestScanBackwardLines(t *testing.T) {
 	slices.Reverse(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("got %d lines, want %d in order", len(got), len(want))
+	}
+}
+
+// TestScanBackwardSeek: with a seek function, fn gets exactly the lines
+// that hold the needle, also where a line crosses a read boundary, and
+// skipped is told positions that only decrease.
+func TestScanBackwardSeek(t *testing.T) {
+	var data []byte
+	var want []string
+	for i := range 3000 {
+		line := fmt.Sprintf("%d:%s", i, strings.Repeat("a", i%700))
+		if i%37 == 0 {
+			line += ":NEEDLE:" + strings.Repeat("b", i%300)
+			want = append(want, line)
+		}
+		data = append(append(data, line...), '\n')
+	}
+	needle := []byte("NEEDLE")
+	var got []string
+	last := int64(len(data)) + 1
+	err := scanBackward(bytes.NewReader(data), int64(len(data)), func(b []byte) []int {
+		var at []int
+		for off := 0; ; {
+			i := bytes.Index(b[off:], needle)
+			if i < 0 {
+				return at
+			}
+			at = append(at, off+i)
+			off += i + len(needle)
+		}
+	},
+		func(pos int64) bool {
+			if pos >= last {
+				t.Errorf("skipped position %d after %d", pos, last)
+			}
+			last = pos
+			return true
+		},
+		func(line []byte, start int64) bool {
+			got = append(got, string(line))
+			return true
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("got %d lines, want the %d that hold the needle", len(got), len(want))
 	}
 }
