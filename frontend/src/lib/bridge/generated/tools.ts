@@ -3902,7 +3902,7 @@ export interface ToolTypes {
   attach_process_logs: { input: AttachInput; output: AttachResult };
   /** Read the audit log of tool calls (redacted), newest first, across audit.jsonl and its archives: filter by callers, tools, decisions, space, time (since/until: RFC 3339 or a duration like 1h) and text; page with nextCursor. */
   audit_query: { input: QueryInput; output: QueryResult };
-  /** Stream the audit entries written from now on that match the filters, one progress event per entry (its message is the entry as JSON), until the call is cancelled. */
+  /** Stream the audit entries written from now on that match the filters, one progress event per entry (its message is the entry as JSON), until the call is cancelled. A log event says when the watch is on. */
   audit_watch: { input: Filters; output: WatchResult };
   /** Answer a browser tab's open JavaScript dialog: accept (OK; leave the page for beforeunload) or dismiss (Cancel), with promptText as a prompt's answer. The page waits until its dialog is answered. */
   browser_handle_dialog: { input: DialogInput; output: OKResult };
