@@ -646,8 +646,9 @@ func (l *Log) isClosed() bool {
 	return l.closed
 }
 
-// Tail returns the newest n entries, oldest first, after writing those
-// recorded before the call. Lines that do not decode as an entry are
+// Tail returns the newest n entries of the live file (not of the archives:
+// [Log.Query] reads those too), oldest first, after writing those recorded
+// before the call. Lines that do not decode as an entry are
 // skipped, and older lines are read in their place.
 func (l *Log) Tail(n int) ([]Entry, error) {
 	if n <= 0 {
