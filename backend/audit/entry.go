@@ -20,6 +20,15 @@
 // batches. Entries a failed write could not store are kept and written
 // when the file works again; [Log.Writable] tells callers (the instance's
 // registry.Options.Admit) that the file cannot be written.
+//
+// Past Options.RotateBytes the writer moves audit.jsonl to a gzip archive
+// beside it and starts a new file; [Retention] removes archives by age and
+// total size, never the live file ([Log.SetRetention] applies new values at
+// once). [Log.Query] reads the live file and the archives newest first,
+// with filters and a cursor, a bounded amount per call; [Log.Subscribe]
+// hands each written batch to its subscribers (audit_watch, the hint bus);
+// [Log.Clear] removes everything and writes the entry that records the
+// clear first; [Log.Files] lists the files.
 package audit
 
 import (

@@ -20,12 +20,9 @@ import (
 
 // Defaults of [Options].
 const (
-	// DefaultMaxRecords is how many entries the file keeps (the original's
-	// JsonlStore maxRecords).
-	DefaultMaxRecords = 20_000
-	// DefaultCompactFactor lets the file grow to 1.25 × MaxRecords lines
-	// before it is compacted back to MaxRecords.
-	DefaultCompactFactor = 1.25
+	// DefaultRotateBytes is the size past which audit.jsonl is moved to a
+	// compressed archive beside it and a new file is started.
+	DefaultRotateBytes = 8 << 20
 	// DefaultQueueLen is how many entries may wait for the writer before
 	// [Log.Record] blocks.
 	DefaultQueueLen = 4096
@@ -103,12 +100,13 @@ var ErrClosed = errors.New("audit log is closed")
 
 // Options configures a [Log]. The zero value uses the defaults.
 type Options struct {
-	// MaxRecords is how many of the newest entries compaction keeps;
-	// 0 means DefaultMaxRecords.
-	MaxRecords int
-	// CompactFactor (> 1) sets when to compact: once the file holds more
-	// than MaxRecords × CompactFactor lines; 0 means DefaultCompactFactor.
-	CompactFactor float64
+	// RotateBytes is the size of audit.jsonl past which the writer moves
+	// it to a compressed archive (see [Log.Files]); 0 means
+	// DefaultRotateBytes.
+	RotateBytes int64
+	// Retention bounds the archives by age and total size; the zero value
+	// means [DefaultRetention]. [Log.SetRetention] changes it later.
+	Retention Retention
 	// QueueLen bounds the entries waiting for the writer: once that many
 	// wait, [Log.Record] and [Log.Audit] block until the writer takes
 	// them (entries are never dropped); 0 means DefaultQueueLen.
@@ -130,8 +128,11 @@ type Options struct {
 	beforeWrite func()
 }
 
-// Log is an append-only audit.jsonl bounded by compaction (a jsonl.File).
-// It is safe for concurrent use.
+// Log is an append-only audit.jsonl (a jsonl.File) that is rotated into
+// compressed archives beside it (audit-<UTC time>-<first id>.jsonl.gz) once
+// it passes Options.RotateBytes; the archives are removed by age and total
+// size ([Retention]), never the live file. [Log.Query] reads across the
+// live file and the archives. It is safe for concurrent use.
 //
 // A write that fails (a full disk) leaves nothing in the file (jsonl takes
 // a partial write back): the writer keeps the entries in memory (up to
@@ -180,6 +181,22 @@ type Log struct {
 	retainedBytes int
 	failures      int
 	lost          uint64
+
+	// segMu orders the segments' changes with their readers: appends and
+	// queries hold it shared, rotation and Clear exclusively (so a query
+	// never sees an entry twice or misses one while the file moves).
+	segMu       sync.RWMutex
+	rotateBytes int64
+	rotateAfter time.Time // after a failed rotation, when to try again
+	retMu       sync.Mutex
+	retention   Retention
+
+	subMu   sync.Mutex
+	subs    map[int]func([]Entry)
+	nextSub int
+
+	cacheMu sync.Mutex
+	cache   archiveCache // the last archive a query decompressed
 }
 
 // item is one queued record: an outcome to build an entry from, or (from
@@ -196,11 +213,11 @@ type item struct {
 // lines count towards the bound, and a torn last line is ended so the next
 // entry starts on a line of its own.
 func Open(path string, opts Options) (*Log, error) {
-	if opts.MaxRecords <= 0 {
-		opts.MaxRecords = DefaultMaxRecords
+	if opts.RotateBytes <= 0 {
+		opts.RotateBytes = DefaultRotateBytes
 	}
-	if opts.CompactFactor <= 1 {
-		opts.CompactFactor = DefaultCompactFactor
+	if opts.Retention == (Retention{}) {
+		opts.Retention = DefaultRetention
 	}
 	if opts.QueueLen <= 0 {
 		opts.QueueLen = DefaultQueueLen
@@ -208,7 +225,8 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.MaxRetainedBytes <= 0 {
 		opts.MaxRetainedBytes = DefaultMaxRetainedBytes
 	}
-	f, err := jsonl.Open(path, jsonl.Options{MaxRecords: opts.MaxRecords, CompactFactor: opts.CompactFactor})
+	// The file is never compacted: it is rotated (see rotate.go).
+	f, err := jsonl.Open(path, jsonl.Options{MaxRecords: neverCompact})
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
@@ -220,7 +238,11 @@ func Open(path string, opts Options) (*Log, error) {
 		wake:        make(chan struct{}, 1),
 		exited:      make(chan struct{}),
 		maxRetained: opts.MaxRetainedBytes,
+		rotateBytes: opts.RotateBytes,
+		retention:   opts.Retention.normalized(),
 	}
+	l.recoverRotation()
+	l.applyRetention(time.Now())
 	l.linger = time.AfterFunc(time.Hour, l.poke)
 	l.linger.Stop()
 	go l.run()
@@ -384,6 +406,8 @@ const maxKeptBuf = 4 << 20
 // those were dropped), and deals with a failure. buf and lines are scratch
 // space, returned for reuse.
 func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte) {
+	var written []Entry // for the subscribers, when there are any
+	watched := l.watched()
 	for i := range batch {
 		it := &batch[i]
 		e := it.entry
@@ -392,6 +416,9 @@ func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte)
 			e = &built
 		}
 		buf = appendEntry(buf, e)
+		if watched {
+			written = append(written, *e)
+		}
 	}
 	// Cut the lines once buf has stopped growing: they then lie one after
 	// the other in one array, and jsonl writes them without a copy.
@@ -412,7 +439,18 @@ func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte)
 	if len(out) == 0 {
 		return buf, lines
 	}
+	if watched && len(out) > len(lines) { // kept entries of earlier failures come first
+		var kept []Entry
+		for _, line := range out[:len(out)-len(lines)] {
+			if e, ok := decodeLine(line); ok {
+				kept = append(kept, e)
+			}
+		}
+		written = append(kept, written...)
+	}
+	l.segMu.RLock()
 	err := l.file.AppendBatch(out)
+	l.segMu.RUnlock()
 	var ae *jsonl.AppendError
 	switch {
 	case err == nil || errors.Is(err, jsonl.ErrCompact):
@@ -420,6 +458,8 @@ func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte)
 			l.report("audit: compact %s: %v", l.file.Path(), err)
 		}
 		l.wrote(len(out) - len(lines) - gap)
+		l.maybeRotate()
+		l.publish(written)
 	case errors.As(err, &ae):
 		if gap > 0 && ae.Written > 0 {
 			l.lost = 0 // the gap entry made it
@@ -606,8 +646,9 @@ func (l *Log) isClosed() bool {
 	return l.closed
 }
 
-// Tail returns the newest n entries, oldest first, after writing those
-// recorded before the call. Lines that do not decode as an entry are
+// Tail returns the newest n entries of the live file (not of the archives:
+// [Log.Query] reads those too), oldest first, after writing those recorded
+// before the call. Lines that do not decode as an entry are
 // skipped, and older lines are read in their place.
 func (l *Log) Tail(n int) ([]Entry, error) {
 	if n <= 0 {
@@ -653,40 +694,6 @@ func decodeLine(line []byte) (Entry, bool) {
 	}
 	return e, true
 }
-
-// Clear removes every entry recorded before the call and writes first as
-// the first line of the new file (Settings → Storage, "Clear redacted
-// tool-call audit entries": first records the clear itself). It returns the
-// bytes and files it removed (audit.jsonl: one file, when it held anything).
-func (l *Log) Clear(first Entry) (deletedBytes int64, deletedFiles int, err error) {
-	if err := l.Flush(context.Background()); err != nil {
-		return 0, 0, fmt.Errorf("clear audit log: %w", err)
-	}
-	if l.isClosed() {
-		return 0, 0, fmt.Errorf("clear audit log: %w", ErrClosed)
-	}
-	if fi, err := os.Stat(l.file.Path()); err == nil && fi.Size() > 0 {
-		deletedBytes, deletedFiles = fi.Size(), 1
-	}
-	if err := l.file.Clear(); err != nil {
-		if errors.Is(err, os.ErrClosed) {
-			err = ErrClosed
-		}
-		return 0, 0, fmt.Errorf("clear audit log: %w", err)
-	}
-	if first.Capabilities == nil {
-		first.Capabilities = []string{}
-	}
-	line := bytes.TrimSuffix(appendEntry(nil, &first), []byte{'\n'})
-	if err := l.file.AppendBatch([][]byte{line}); err != nil && !errors.Is(err, jsonl.ErrCompact) {
-		return deletedBytes, deletedFiles, fmt.Errorf("clear audit log: record the clear: %w", err)
-	}
-	return deletedBytes, deletedFiles, nil
-}
-
-// Files returns the files of the log: audit.jsonl (archives beside it are
-// not kept by this version).
-func (l *Log) Files() []string { return []string{l.file.Path()} }
 
 // Close writes every queued entry, stops the writer and closes the file.
 // Later calls to Record are reported and dropped; later calls to Close

@@ -374,40 +374,6 @@ func TestCloseWritesQueued(t *testing.T) {
 	}
 }
 
-// TestOptionsBoundTheFile: MaxRecords and CompactFactor reach the file,
-// and a CompactFactor of 1 or less means the default.
-func TestOptionsBoundTheFile(t *testing.T) {
-	l, path := openLog(t, Options{MaxRecords: 10, CompactFactor: 1.5})
-	for i := range 100 {
-		l.Record(entry(fmt.Sprintf("t%03d", i)))
-	}
-	flush(t, l)
-	if n := len(fileLines(t, path)); n < 10 || n > 15 {
-		t.Errorf("MaxRecords 10 × 1.5: file holds %d lines, want 10..15", n)
-	}
-	got, err := l.Tail(10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "t090,t091,t092,t093,t094,t095,t096,t097,t098,t099"; toolNames(got) != want {
-		t.Errorf("Tail(10) after compaction = %s, want %s", toolNames(got), want)
-	}
-
-	l, path = openLog(t, Options{MaxRecords: 8, CompactFactor: 1}) // 1 means 1.25: compact past 10
-	for i := range 10 {
-		l.Record(entry(fmt.Sprint(i)))
-	}
-	flush(t, l)
-	if n := len(fileLines(t, path)); n != 10 {
-		t.Errorf("MaxRecords 8, factor 1: %d lines after 10 records, want 10 (the default factor 1.25)", n)
-	}
-	l.Record(entry("10"))
-	flush(t, l)
-	if n := len(fileLines(t, path)); n != 8 {
-		t.Errorf("MaxRecords 8, factor 1: %d lines after 11 records, want 8", n)
-	}
-}
-
 // TestTailSkipsNonEntries: lines that are not entries (not JSON, not an
 // object, no id, wrong types) are skipped and older entries read instead.
 func TestTailSkipsNonEntries(t *testing.T) {

@@ -102,6 +102,8 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 	if len(r.a.Positionals) > 0 {
 		if _, human := humanCommands[r.a.Positionals[0]]; human {
 			r.a = Parse(argv, booleansFor(r.a.Positionals[0])) // its own flags take no value
+		} else if r.a.Positionals[0] == "audit" {
+			r.a = Parse(argv, withBooleans(auditBooleans))
 		}
 	}
 	a := r.a
@@ -169,6 +171,8 @@ func (r *runner) run(ctx context.Context, argv []string) int {
 		return r.app(ctx, rest)
 	case "devlogs":
 		return r.devlogs(ctx, rest)
+	case "audit":
+		return r.auditCmd(ctx, rest)
 	case "agent":
 		return r.agentCmd(ctx, rest)
 	case "new":

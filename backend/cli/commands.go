@@ -207,6 +207,7 @@ var builtins = []struct{ Name, Usage, Summary string }{
 	{"ping", "ping [--count N] [--delay-ms N]", "Time round trips to the runtime (app_ping)"},
 	{"app", "app <subcommand>", "Instances: list, health, logs, kill, bug-report, screenshot"},
 	{"devlogs", "devlogs [--id ID | --cwd DIR] [--no-replay]", "Follow a dev server's logs until Ctrl+C"},
+	{"audit", "audit [--denied] [--tool X] [--since 1h] [--follow] [--json]", "Show the audit log of tool calls (--follow: new ones until Ctrl+C)"},
 	{"agent", "agent [--space S] [--cwd DIR] [--session ID] <prompt> | agent list", "Run an agent on a prompt and follow it; list sessions"},
 	{".", ". | <folder>", "Open a folder as a project in the app (project_open), starting meith if needed"},
 	{"new", "new [name]", "Create an app from the app-basic template and open it (project_create)"},

@@ -410,6 +410,15 @@ Follows a dev server's logs (attach_process_logs) until Ctrl+C. Without --id
 the dev server is found by --cwd, which defaults to the current directory.
 --no-replay (or --replay false) skips the captured history. --json prints each
 log event as a JSON line.`,
+	"audit": `Usage: meith audit [--denied] [--tool <name>]… [--caller <caller>]… [--since <when>] [--until <when>]
+                   [--search <text>] [--limit N] [--follow] [--json]
+
+Prints the newest audit entries (audit_query; --limit, default 200), oldest
+first: time, caller, tool, decision, duration. --denied keeps the calls that
+did not run for want of approval (decisions deny, refused, cancelled,
+timeout). --since and --until take an RFC 3339 time or a duration back from
+now (30m, 1h, 7d). --follow then prints new entries as they are written
+(audit_watch) until Ctrl+C. --json prints each entry as a JSON line.`,
 	"agent": `Usage: meith agent [--space <spaceId>] [--cwd <dir>] [--session <sessionId>] <prompt…>
        meith agent list [--space <spaceId>] [--cwd <dir>]
 

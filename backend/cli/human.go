@@ -81,11 +81,16 @@ func booleansFor(cmd string) map[string]bool {
 	if !ok || len(h.booleans) == 0 {
 		return globalBooleans
 	}
-	out := make(map[string]bool, len(globalBooleans)+len(h.booleans))
+	return withBooleans(h.booleans)
+}
+
+// withBooleans is globalBooleans and extra.
+func withBooleans(extra []string) map[string]bool {
+	out := make(map[string]bool, len(globalBooleans)+len(extra))
 	for k, v := range globalBooleans {
 		out[k] = v
 	}
-	for _, b := range h.booleans {
+	for _, b := range extra {
 		out[b] = true
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -136,6 +137,7 @@ var grantedScripts = map[string][]protocol.Capability{
 	// Their own runtimes so that waitinflight counts only their calls.
 	"interrupt": {},
 	"devlogs":   {protocol.CapStartsProcess},
+	"audit":     {},
 }
 
 // TestScripts runs testdata/script/*.txtar against one real in-process
@@ -191,6 +193,24 @@ func TestScripts(t *testing.T) {
 				for end := time.Now().Add(30 * time.Second); target.Registry().InFlight() < n; time.Sleep(20 * time.Millisecond) {
 					if time.Now().After(end) {
 						ts.Fatalf("%d tool handlers in flight after 30 s, want %d", target.Registry().InFlight(), n)
+					}
+				}
+			},
+			// waitfile FILE REGEXP waits (30 s at most) until FILE (written
+			// by a command in the background) matches REGEXP.
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: waitfile FILE REGEXP")
+				}
+				re, err := regexp.Compile(args[1])
+				ts.Check(err)
+				for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+						return
+					}
+					if time.Now().After(end) {
+						b, _ := os.ReadFile(ts.MkAbs(args[0]))
+						ts.Fatalf("%s does not match %s after 30 s:\n%s", args[0], args[1], b)
 					}
 				}
 			},

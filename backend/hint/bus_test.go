@@ -76,6 +76,7 @@ func TestPayloadsAreSmallJSONOfTheirTopic(t *testing.T) {
 		{StateChanged{Kind: "settings", IDs: []string{}}, "state_changed", `{"kind":"settings","ids":[]}`},
 		{ApprovalsChanged{Kind: "pending", ID: "appr_1", Pending: 1}, "approvals_changed", `{"kind":"pending","id":"appr_1","pending":1}`},
 		{LogsAppended{Count: 50}, "logs_appended", `{"count":50}`},
+		{AuditAppended{Count: 3}, "audit", `{"count":3}`},
 		{GitChanged{Root: "/repo", Count: 1}, "git_changed", `{"root":"/repo","count":1}`},
 		{ProcessChanged{Kind: "dev-server", ID: "dev_1"}, "process_changed", `{"kind":"dev-server","id":"dev_1"}`},
 		{AgentChanged{SessionID: "sess_1", Kind: "transcript"}, "agent_changed", `{"sessionId":"sess_1","kind":"transcript"}`},
@@ -154,6 +155,7 @@ func TestGatheredTopics(t *testing.T) {
 	}{
 		{"log appends add up", repeat(50, LogsAppended{Count: 1}), []Payload{LogsAppended{Count: 50}}},
 		{"one log append", burst{LogsAppended{Count: 1}}, []Payload{LogsAppended{Count: 1}}},
+		{"audit appends add up", repeat(20, AuditAppended{Count: 2}), []Payload{AuditAppended{Count: 40}}},
 		{"each process once, in order",
 			slices.Concat(repeat(5, ProcessChanged{"dev-server", "dev_1"}), repeat(5, ProcessChanged{"terminal", "term_1"}), burst{ProcessChanged{"dev-server", "dev_1"}}),
 			[]Payload{ProcessChanged{"dev-server", "dev_1"}, ProcessChanged{"terminal", "term_1"}}},

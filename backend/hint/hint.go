@@ -18,7 +18,8 @@
 //
 // Topics whose changes come in bursts are gathered: the hints of one topic
 // published within its window go out together when the window ends. Log
-// appends become one [LogsAppended] with the sum of the counts; process and
+// appends become one [LogsAppended] with the sum of the counts (audit
+// appends one [AuditAppended]); process and
 // agent changes go out once per distinct payload, or as one zero payload
 // ("re-read everything") when more than the topic's maximum changed; file
 // changes go out once per root, their paths joined.
@@ -39,6 +40,7 @@ const (
 	TopicProcess   = "process_changed"
 	TopicAgent     = "agent_changed"
 	TopicFiles     = "files_changed"
+	TopicAudit     = "audit"
 )
 
 // Payload is the payload of a hint. Its type decides its topic.
@@ -83,6 +85,21 @@ func (LogsAppended) Topic() string { return TopicLogs }
 // merge adds the counts of two hints of one window.
 func (l LogsAppended) merge(o Payload) Payload {
 	return LogsAppended{Count: l.Count + o.(LogsAppended).Count}
+}
+
+// AuditAppended is a hint of [TopicAudit]: how many audit entries were
+// written since the last hint (the Audit panel re-reads them with
+// audit_query), never the entries themselves.
+type AuditAppended struct {
+	Count int `json:"count"`
+}
+
+// Topic returns [TopicAudit].
+func (AuditAppended) Topic() string { return TopicAudit }
+
+// merge adds the counts of two hints of one window.
+func (a AuditAppended) merge(o Payload) Payload {
+	return AuditAppended{Count: a.Count + o.(AuditAppended).Count}
 }
 
 // GitChanged is a hint of [TopicGit]: the worktree root of a watched
@@ -167,6 +184,8 @@ func (f FilesChanged) merge(o Payload) Payload {
 const (
 	// LogsWindow is the most often a [LogsAppended] hint goes out.
 	LogsWindow = 200 * time.Millisecond
+	// AuditWindow is the most often an [AuditAppended] hint goes out.
+	AuditWindow = 200 * time.Millisecond
 	// ProcessWindow is the most often [ProcessChanged] hints go out.
 	ProcessWindow = 150 * time.Millisecond
 	// MaxProcessHints is how many distinct processes one window announces
@@ -213,6 +232,7 @@ type merger interface {
 // other topics go out at once, each on its own.
 var gathered = map[string]gathering{
 	TopicLogs:    {window: LogsWindow},
+	TopicAudit:   {window: AuditWindow},
 	TopicProcess: {window: ProcessWindow, max: MaxProcessHints, all: ProcessChanged{}},
 	TopicAgent:   {window: AgentWindow, max: MaxAgentHints, all: AgentChanged{}},
 	TopicFiles:   {window: FilesWindow}, // one hint per root (keyedMerger)

@@ -3,6 +3,7 @@ package instance
 import (
 	"github.com/meith-dev/meith/backend/agent"
 	"github.com/meith-dev/meith/backend/applog"
+	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/files/fswatch"
 	"github.com/meith-dev/meith/backend/git/watch"
 	"github.com/meith-dev/meith/backend/hint"
@@ -20,6 +21,7 @@ type HintSources struct {
 	Logs      *applog.Logger
 	Git       *watch.Hub
 	Files     *fswatch.Hub
+	Audit     *audit.Log
 }
 
 // PublishHints publishes the changes of the engines in src on bus: a state
@@ -27,7 +29,10 @@ type HintSources struct {
 // [hint.ApprovalsChanged] with the number still pending, a log entry as
 // [hint.LogsAppended] (gathered by the bus), a change of a watched
 // repository as [hint.GitChanged], a batch of file changes as
-// [hint.FilesChanged] (gathered by the bus). Nil engines are skipped. stop ends the
+// [hint.FilesChanged] (gathered by the bus), a batch of audit entries as
+// [hint.AuditAppended] (gathered; entries of audit_query do not count, or
+// the Audit panel's own re-reading would announce itself for ever). Nil
+// engines are skipped. stop ends the
 // subscriptions. The instance calls it for its own engines; tests call it
 // for engines of their own.
 func PublishHints(bus *hint.Bus, src HintSources) (stop func()) {
@@ -59,12 +64,28 @@ func PublishHints(bus *hint.Bus, src HintSources) (stop func()) {
 			bus.Publish(filesChanged(b))
 		}))
 	}
+	if src.Audit != nil {
+		stops = append(stops, src.Audit.Subscribe(func(es []audit.Entry) {
+			n := 0
+			for i := range es {
+				if es[i].ToolName != AuditQueryTool {
+					n++
+				}
+			}
+			if n > 0 {
+				bus.Publish(hint.AuditAppended{Count: n})
+			}
+		}))
+	}
 	return func() {
 		for _, stop := range stops {
 			stop()
 		}
 	}
 }
+
+// AuditQueryTool is the tool whose audit entries announce no hint.
+const AuditQueryTool = "audit_query"
 
 // filesChanged is the hint of a batch of file changes: its paths, or
 // "many" (none, a count above the maximum) when they do not fit or the

@@ -48,6 +48,42 @@ func TestEnginesPublishOnTheBus(t *testing.T) {
 		return ok && c.Kind == state.ChangeSettings && c.IDs != nil && len(c.IDs) == 0
 	})
 
+	// Audit: every written batch, except one of audit_query entries only
+	// (the Audit panel's re-reading would announce itself for ever).
+	if res := call(t, dial(t, inst), "app_ping", `{}`, nil); !res.OK {
+		t.Fatalf("app_ping = %+v", res)
+	}
+	seen("audit", func(p hint.Payload) bool { c, ok := p.(hint.AuditAppended); return ok && c.Count >= 1 })
+	if err := inst.FlushAudit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inst.Hints().Flush(context.Background())
+	mu.Lock()
+	audits := 0
+	for _, p := range got {
+		if _, ok := p.(hint.AuditAppended); ok {
+			audits++
+		}
+	}
+	mu.Unlock()
+	if res := call(t, dial(t, inst), "audit_query", `{"limit":1}`, nil); !res.OK {
+		t.Fatalf("audit_query = %+v", res)
+	}
+	if err := inst.FlushAudit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inst.Hints().Flush(context.Background())
+	mu.Lock()
+	for _, p := range got {
+		if _, ok := p.(hint.AuditAppended); ok {
+			audits--
+		}
+	}
+	mu.Unlock()
+	if audits != 0 {
+		t.Errorf("audit_query's own entry published %d audit hints, want none", -audits)
+	}
+
 	// Logs.
 	inst.Logger().Logf(protocol.LevelInfo, "test", "hello")
 	seen("logs_appended", func(p hint.Payload) bool { c, ok := p.(hint.LogsAppended); return ok && c.Count >= 1 })

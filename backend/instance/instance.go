@@ -40,6 +40,7 @@ import (
 	"github.com/meith-dev/meith/backend/state"
 	"github.com/meith-dev/meith/backend/storage"
 	"github.com/meith-dev/meith/backend/tools/apptools"
+	"github.com/meith-dev/meith/backend/tools/audittools"
 	"github.com/meith-dev/meith/backend/tools/browsertools"
 	"github.com/meith-dev/meith/backend/tools/gittools"
 	"github.com/meith-dev/meith/backend/tools/permissiontools"
@@ -175,6 +176,7 @@ func New(cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
 	i.log.SetDebug(i.state.Settings().DebugMode)
+	i.audit.SetRetention(auditRetention(i.state.Settings()))
 	aopts := permission.ApprovalsOptions{}
 	if cfg.Desktop {
 		// The socket answers before the window is up: a call that must
@@ -211,7 +213,7 @@ func New(cfg Config) (*Instance, error) {
 	}
 	i.files = i.newFiles()
 	i.projects = i.newProjects()
-	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch})
+	i.unhint = PublishHints(i.hints, HintSources{State: i.state, Approvals: i.approvals, Logs: i.log, Git: i.git, Files: i.fileWatch, Audit: i.audit})
 	i.unfollow = i.followEditorRoots()
 	i.registerTools()
 	return i, nil
@@ -398,12 +400,19 @@ func (i *Instance) registerTools() {
 	permissiontools.Register(i.reg, permissiontools.Deps{Service: i.perms})
 	settingstools.Register(i.reg, settingstools.Deps{Store: i.state, OnChange: func(s state.AppSettings) {
 		i.log.SetDebug(s.DebugMode)
+		i.audit.SetRetention(auditRetention(s))
 	}})
+	audittools.Register(i.reg, audittools.Deps{Log: i.audit})
 	i.registerAgentTools()
 	i.registerFileTools()
 	i.registerProjectTools()
 	storagetools.Register(i.reg, storagetools.Deps{Store: storage.New(storage.Options{
 		UserData: i.paths.UserData, State: i.state, Logs: i.log, Audit: i.audit, Agents: i.agents})})
+}
+
+// auditRetention is the audit log's retention of the settings.
+func auditRetention(s state.AppSettings) audit.Retention {
+	return audit.Retention{Days: s.Audit.RetentionDays, MaxMB: s.Audit.MaxMB}
 }
 
 // checks adds the instance's own health lines to app_health.

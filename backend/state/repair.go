@@ -251,7 +251,7 @@ func (s *State) repair(now int64, rep *repairLog) {
 }
 
 // repair resets unknown settings to their defaults, clamps the git refresh
-// interval, and gives identity profiles unique ids and an active profile
+// interval and the audit retention, and gives identity profiles unique ids and an active profile
 // that exists.
 func (a *AppSettings) repair(rep *repairLog) {
 	def := DefaultSettings()
@@ -262,6 +262,11 @@ func (a *AppSettings) repair(rep *repairLog) {
 	if !slices.Contains(DevServerOpenBrowserModes, a.DevServerOpenBrowser) {
 		a.DevServerOpenBrowser = def.DevServerOpenBrowser
 		rep.add("an unknown devServerOpenBrowser in the settings was reset")
+	}
+	if au := &a.Audit; au.validate() != nil {
+		au.RetentionDays = min(MaxAuditRetentionDays, max(MinAuditRetentionDays, au.RetentionDays))
+		au.MaxMB = min(MaxAuditMaxMB, max(MinAuditMaxMB, au.MaxMB))
+		rep.add("the audit retention in the settings was brought within its limits")
 	}
 	g := &a.Git
 	if g.RefreshIntervalMs < MinGitRefreshMs || g.RefreshIntervalMs > MaxGitRefreshMs {

@@ -128,6 +128,12 @@ func TestRepairKeepsSpaces(t *testing.T) {
 				t.Errorf("settings %+v; want defaults for the unknown values, the interval clamped, the profiles kept and renamed, no active profile", st.Settings)
 			}
 		}},
+		{"audit retention out of range", doc(a, "space_a", "", "")[:len(doc(a, "space_a", "", ""))-len(`"settings":{}}`)] +
+			`"settings":{"audit":{"retentionDays":0,"maxMB":99999}}}`, "audit retention", func(t *testing.T, st State) {
+			if au := st.Settings.Audit; au.RetentionDays != MinAuditRetentionDays || au.MaxMB != MaxAuditMaxMB {
+				t.Errorf("audit settings %+v; want them clamped to [%d, %d]", au, MinAuditRetentionDays, MaxAuditMaxMB)
+			}
+		}},
 		{"over-long name", doc(spaceJSON("space_a", long), "space_a", "", ""), "shortened", func(t *testing.T, st State) {
 			if len([]rune(st.Spaces[0].Name)) != MaxNameLength || !strings.HasPrefix(long, st.Spaces[0].Name) {
 				t.Errorf("name of %d characters, want it cut to %d", len([]rune(st.Spaces[0].Name)), MaxNameLength)

@@ -42,6 +42,8 @@ func TestDefaults(t *testing.T) {
 		{"workspaceTabs", fmt.Sprint(st.WorkspaceTabs), "[]"},
 		{"settings", fmt.Sprint(st.Settings), fmt.Sprint(DefaultSettings())},
 		{"git refresh", st.Settings.Git.RefreshIntervalMs, 2500},
+		{"audit retention days", st.Settings.Audit.RetentionDays, 90},
+		{"audit max MB", st.Settings.Audit.MaxMB, 200},
 		{"confirmOnClose", st.Settings.ConfirmOnClose, true},
 		{"defaultPackageManager", st.Settings.DefaultPackageManager, "unknown"},
 	}

@@ -186,6 +186,38 @@ type AppSettings struct {
 	// (one of [DevServerOpenBrowserModes]).
 	DevServerOpenBrowser string      `json:"devServerOpenBrowser"`
 	Git                  GitSettings `json:"git"`
+	// Audit is the retention of the audit log's archives (Settings →
+	// Storage).
+	Audit AuditSettings `json:"audit"`
+}
+
+// AuditSettings bound the archives of audit.jsonl (see backend/audit): an
+// archive older than RetentionDays days is removed, and the oldest while
+// the audit files take more than MaxMB megabytes. The live file is kept.
+type AuditSettings struct {
+	RetentionDays int `json:"retentionDays"`
+	MaxMB         int `json:"maxMB"`
+}
+
+// Limits and defaults of [AuditSettings] (the same as backend/audit's).
+const (
+	DefaultAuditRetentionDays = 90
+	DefaultAuditMaxMB         = 200
+	MinAuditRetentionDays     = 1
+	MaxAuditRetentionDays     = 3650
+	MinAuditMaxMB             = 1
+	MaxAuditMaxMB             = 10_000
+)
+
+// validate checks that both values are within their limits.
+func (a AuditSettings) validate() error {
+	if a.RetentionDays < MinAuditRetentionDays || a.RetentionDays > MaxAuditRetentionDays {
+		return fmt.Errorf("audit retention of %d days is outside [%d, %d]", a.RetentionDays, MinAuditRetentionDays, MaxAuditRetentionDays)
+	}
+	if a.MaxMB < MinAuditMaxMB || a.MaxMB > MaxAuditMaxMB {
+		return fmt.Errorf("audit size limit of %d MB is outside [%d, %d]", a.MaxMB, MinAuditMaxMB, MaxAuditMaxMB)
+	}
+	return nil
 }
 
 // Values of [AppSettings.DevServerOpenBrowser].
@@ -277,6 +309,7 @@ func DefaultSettings() AppSettings {
 			RefreshIntervalMs: 2500, ShowUntrackedFiles: true, ConfirmBeforeRestore: true,
 			CheckpointBeforeAgentRun: true, IdentityProfiles: []IdentityProfile{},
 		},
+		Audit: AuditSettings{RetentionDays: DefaultAuditRetentionDays, MaxMB: DefaultAuditMaxMB},
 	}
 }
 
@@ -454,6 +487,9 @@ func (s *State) Validate() error {
 	}
 	if !slices.Contains(DevServerOpenBrowserModes, s.Settings.DevServerOpenBrowser) {
 		return fmt.Errorf("unknown devServerOpenBrowser %q (one of offer, open, off)", s.Settings.DevServerOpenBrowser)
+	}
+	if err := s.Settings.Audit.validate(); err != nil {
+		return err
 	}
 	return s.Settings.Git.validate()
 }

@@ -22,7 +22,7 @@ type Deps struct {
 	Store *state.Store
 	// OnChange, if set, is called with the new settings after
 	// set_app_settings changed them (the instance applies debugMode to the
-	// logger).
+	// logger and the audit retention to the audit log).
 	OnChange func(state.AppSettings)
 }
 
@@ -34,15 +34,22 @@ type Result struct {
 // Patch is a partial [state.AppSettings]: only the given keys change. A
 // null value leaves its key unchanged.
 type Patch struct {
-	AutoRunOnOpen         *bool     `json:"autoRunOnOpen,omitempty" jsonschema:"start the dev server when a project is opened"`
-	ConfirmOnClose        *bool     `json:"confirmOnClose,omitempty" jsonschema:"ask before closing a space or tab"`
-	StopServersOnClose    *bool     `json:"stopServersOnClose,omitempty" jsonschema:"stop a project's servers when its space closes"`
-	ShowOutputOnRun       *bool     `json:"showOutputOnRun,omitempty" jsonschema:"open the Output panel when a project runs"`
-	DefaultPackageManager *string   `json:"defaultPackageManager,omitempty" jsonschema:"package manager for projects without a lockfile (unknown: detect)" enum:"unknown,npm,pnpm,yarn,bun"`
-	DebugMode             *bool     `json:"debugMode,omitempty" jsonschema:"keep debug-level entries in logs.jsonl"`
-	StopOrphansOnStart    *bool     `json:"stopOrphansOnStart,omitempty" jsonschema:"at start-up, stop the dev servers and terminals an earlier run left running (false: only list them as orphans)"`
-	DevServerOpenBrowser  *string   `json:"devServerOpenBrowser,omitempty" jsonschema:"what the window does when a dev server reports its port: offer a browser tab, open one, or nothing" enum:"offer,open,off"`
-	Git                   *GitPatch `json:"git,omitempty" jsonschema:"git settings to change; keys not given keep their value"`
+	AutoRunOnOpen         *bool       `json:"autoRunOnOpen,omitempty" jsonschema:"start the dev server when a project is opened"`
+	ConfirmOnClose        *bool       `json:"confirmOnClose,omitempty" jsonschema:"ask before closing a space or tab"`
+	StopServersOnClose    *bool       `json:"stopServersOnClose,omitempty" jsonschema:"stop a project's servers when its space closes"`
+	ShowOutputOnRun       *bool       `json:"showOutputOnRun,omitempty" jsonschema:"open the Output panel when a project runs"`
+	DefaultPackageManager *string     `json:"defaultPackageManager,omitempty" jsonschema:"package manager for projects without a lockfile (unknown: detect)" enum:"unknown,npm,pnpm,yarn,bun"`
+	DebugMode             *bool       `json:"debugMode,omitempty" jsonschema:"keep debug-level entries in logs.jsonl"`
+	StopOrphansOnStart    *bool       `json:"stopOrphansOnStart,omitempty" jsonschema:"at start-up, stop the dev servers and terminals an earlier run left running (false: only list them as orphans)"`
+	DevServerOpenBrowser  *string     `json:"devServerOpenBrowser,omitempty" jsonschema:"what the window does when a dev server reports its port: offer a browser tab, open one, or nothing" enum:"offer,open,off"`
+	Git                   *GitPatch   `json:"git,omitempty" jsonschema:"git settings to change; keys not given keep their value"`
+	Audit                 *AuditPatch `json:"audit,omitempty" jsonschema:"audit log retention to change (applied at once); keys not given keep their value"`
+}
+
+// AuditPatch is a partial [state.AuditSettings].
+type AuditPatch struct {
+	RetentionDays *int `json:"retentionDays,omitempty" jsonschema:"remove audit archives older than this many days" minimum:"1" maximum:"3650"`
+	MaxMB         *int `json:"maxMB,omitempty" jsonschema:"remove the oldest audit archives while the audit files take more than this many megabytes (the live file is kept)" minimum:"1" maximum:"10000"`
 }
 
 // GitPatch is a partial [state.GitSettings]. identityProfiles, when given,
@@ -72,6 +79,10 @@ func (p Patch) Apply(s state.AppSettings) state.AppSettings {
 	set(&s.DebugMode, p.DebugMode)
 	set(&s.StopOrphansOnStart, p.StopOrphansOnStart)
 	set(&s.DevServerOpenBrowser, p.DevServerOpenBrowser)
+	if a := p.Audit; a != nil {
+		set(&s.Audit.RetentionDays, a.RetentionDays)
+		set(&s.Audit.MaxMB, a.MaxMB)
+	}
 	if g := p.Git; g != nil {
 		set(&s.Git.RefreshIntervalMs, g.RefreshIntervalMs)
 		set(&s.Git.ShowUntrackedFiles, g.ShowUntrackedFiles)
@@ -130,7 +141,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.RegisterAll(r, []registry.Def{
 		{Name: "get_app_settings", Description: "Read the global app settings.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.getSettings)},
-		{Name: "set_app_settings", Description: "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
+		{Name: "set_app_settings", Description: "Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), audit retention (retentionDays, maxMB), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change.",
 			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.setSettings)},
 		{Name: "app_get_state", Description: "Return the persisted app state: spaces, active space, browser and workspace tabs, settings.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.getState)},

@@ -51,7 +51,8 @@ func TestDefaults(t *testing.T) {
 	res := call(reg, "get_app_settings", `{}`)
 	want := `{"settings":{"autoRunOnOpen":false,"confirmOnClose":true,"stopServersOnClose":true,"showOutputOnRun":true,"defaultPackageManager":"unknown","debugMode":false,` +
 		`"stopOrphansOnStart":true,"devServerOpenBrowser":"offer",` +
-		`"git":{"refreshIntervalMs":2500,"showUntrackedFiles":true,"confirmBeforeRestore":true,"checkpointBeforeAgentRun":true,"identityProfiles":[],"activeIdentityProfileId":null}}}`
+		`"git":{"refreshIntervalMs":2500,"showUntrackedFiles":true,"confirmBeforeRestore":true,"checkpointBeforeAgentRun":true,"identityProfiles":[],"activeIdentityProfileId":null},` +
+		`"audit":{"retentionDays":90,"maxMB":200}}}`
 	if !res.OK || string(res.Content) != want {
 		t.Errorf("get_app_settings = %s %+v, want %s", res.Content, res.Error, want)
 	}
@@ -88,6 +89,11 @@ func TestPatch(t *testing.T) {
 				s.Git.ActiveIdentityProfileID = &id
 			}},
 		{`{"settings":{"git":{"confirmBeforeRestore":false}}}`, func(s *state.AppSettings) { s.Git.ConfirmBeforeRestore = false }},
+		{`{"settings":{"audit":{"retentionDays":30}}}`, func(s *state.AppSettings) { s.Audit.RetentionDays = 30 }},
+		{`{"settings":{"audit":{"maxMB":10000,"retentionDays":3650}}}`, func(s *state.AppSettings) {
+			s.Audit.MaxMB = 10000
+			s.Audit.RetentionDays = 3650
+		}},
 		{`{"settings":{"git":{"activeIdentityProfileId":null}}}`, func(s *state.AppSettings) { s.Git.ActiveIdentityProfileID = nil }},
 		{`{"settings":{"git":{"activeIdentityProfileId":"gitacct_1"}}}`, func(s *state.AppSettings) {
 			id := "gitacct_1"
@@ -133,6 +139,12 @@ func TestPatchRefused(t *testing.T) {
 		{`{"settings":{"debugMode":"yes"}}`, "debugMode"},
 		{`{"settings":{"devServerOpenBrowser":"always"}}`, "devServerOpenBrowser"},
 		{`{"settings":{"stopOrphansOnStart":"no"}}`, "stopOrphansOnStart"},
+		{`{"settings":{"audit":{"retentionDays":0}}}`, "settings.audit.retentionDays"},
+		{`{"settings":{"audit":{"retentionDays":3651}}}`, "settings.audit.retentionDays"},
+		{`{"settings":{"audit":{"maxMB":0}}}`, "settings.audit.maxMB"},
+		{`{"settings":{"audit":{"maxMB":10001}}}`, "settings.audit.maxMB"},
+		{`{"settings":{"audit":{"maxMB":"big"}}}`, "settings.audit.maxMB"},
+		{`{"settings":{"audit":{"days":5}}}`, "days"},
 	}
 	for _, tt := range tests {
 		res := call(reg, "set_app_settings", tt.args)

@@ -185,6 +185,11 @@ export interface AppSettings {
    */
   devServerOpenBrowser: string;
   git: GitSettings;
+  /**
+   * Audit is the retention of the audit log's archives (Settings →
+   * Storage).
+   */
+  audit: AuditSettings;
 }
 
 /**
@@ -243,6 +248,96 @@ export interface Attachment {
   /** absolute, inside the staging folder */
   path: string;
   size: number;
+}
+
+/**
+ * Entry is one line of audit.jsonl.
+ *
+ * (Go: audit.Entry)
+ */
+export interface AuditEntry {
+  /** ID is "audit_" + 12 hex digits. */
+  id: string;
+  /** TS is when the call finished, in [TimeLayout]. */
+  ts: string;
+  /** Caller is who called (after the socket's downgrade). */
+  caller: Caller;
+  /** ToolName is the tool asked for, known or not. */
+  toolName: string;
+  /**
+   * Capabilities are the tool's declared capabilities; empty (never null)
+   * for an unknown tool.
+   */
+  capabilities: string[] | null;
+  /**
+   * Decision is how the call's authorization ended (see the package doc
+   * and [DecisionOf]).
+   */
+  decision: string;
+  /** Cwd is the caller's working-directory hint. */
+  cwd: string;
+  /** SessionID, SpaceID and TabID are the caller context, when set. */
+  sessionId?: string;
+  spaceId?: string;
+  tabId?: string;
+  /** ArgsSummary is [summary.Of] of the arguments. */
+  argsSummary: string;
+  /**
+   * ResultSummary is [summary.Of] of the result envelope {ok, content} or
+   * {ok, error}.
+   */
+  resultSummary: string;
+  /** DurationMs is how long the call took, in milliseconds. */
+  durationMs: number;
+  /**
+   * RequestID is the protocol request id (req_…), or the window
+   * binding's call id.
+   */
+  requestId?: string;
+  /**
+   * ApprovalID names the question asked before the call could run: the
+   * approval request's id (appr_…) or the agent permission card's tool
+   * call id; empty when nobody was asked.
+   */
+  approvalId?: string;
+  /**
+   * DecidedBy is where the answer came from: "window", "agent-card",
+   * "agent-remembered", "connection", "terminal", "15-minutes",
+   * "folder-rule", "full-access".
+   */
+  decidedBy?: string;
+  /** WaitedMs is how long the call waited for the answer, in milliseconds. */
+  waitedMs?: number;
+  /**
+   * ClientPID and ClientExe are the socket peer's pid and executable
+   * (peer credentials and /proc), when known.
+   */
+  clientPid?: number;
+  clientExe?: string;
+}
+
+/**
+ * AuditPatch is a partial [state.AuditSettings].
+ *
+ * (Go: settingstools.AuditPatch)
+ */
+export interface AuditPatch {
+  /** remove audit archives older than this many days */
+  retentionDays?: number;
+  /** remove the oldest audit archives while the audit files take more than this many megabytes (the live file is kept) */
+  maxMB?: number;
+}
+
+/**
+ * AuditSettings bound the archives of audit.jsonl (see backend/audit): an
+ * archive older than RetentionDays days is removed, and the oldest while
+ * the audit files take more than MaxMB megabytes. The live file is kept.
+ *
+ * (Go: state.AuditSettings)
+ */
+export interface AuditSettings {
+  retentionDays: number;
+  maxMB: number;
 }
 
 /**
@@ -557,6 +652,14 @@ export interface CDPResult {
   method: string;
   result: unknown;
 }
+
+/**
+ * Caller names who is calling a tool. The socket only honours [CallerCLI] and
+ * [CallerPlugin]; the other values are set by trusted in-process code.
+ *
+ * (Go: protocol.Caller)
+ */
+export type Caller = 'cli' | 'renderer' | 'agent' | 'plugin' | 'internal';
 
 /**
  * CancelOutput is the result of agent_cancel.
@@ -1488,6 +1591,28 @@ export interface FilesWriteResult {
 }
 
 /**
+ * Filters are the filters of audit_query and audit_watch.
+ *
+ * (Go: audittools.Filters)
+ */
+export interface Filters {
+  /** only entries of these callers */
+  callers?: ('cli' | 'renderer' | 'agent' | 'plugin' | 'internal')[];
+  /** only entries of these tool names (exact) */
+  tools?: string[];
+  /** only entries with these decisions */
+  decisions?: ('allow' | 'approved' | 'deny' | 'refused' | 'cancelled' | 'timeout')[];
+  /** only entries of this space */
+  spaceId?: string;
+  /** only entries at or after this time: RFC 3339, or a duration back from now (90s, 30m, 1h, 7d) */
+  since?: string;
+  /** only entries at or before this time: RFC 3339, or a duration back from now */
+  until?: string;
+  /** case-insensitive text in the tool name, the arguments summary or the result summary */
+  search?: string;
+}
+
+/**
  * Entry is one listed file or folder.
  *
  * (Go: find.Entry)
@@ -2186,6 +2311,8 @@ export interface Patch {
   devServerOpenBrowser?: 'offer' | 'open' | 'off';
   /** git settings to change; keys not given keep their value */
   git?: GitPatch;
+  /** audit log retention to change (applied at once); keys not given keep their value */
+  audit?: AuditPatch;
 }
 
 /**
@@ -2533,6 +2660,43 @@ export interface PruneResult {
   deletedSessions: number;
   deletedBytes: number;
   cutoff: string;
+}
+
+/**
+ * QueryInput is the input of audit_query.
+ *
+ * (Go: audittools.QueryInput)
+ */
+export interface QueryInput {
+  /** only entries of these callers */
+  callers?: ('cli' | 'renderer' | 'agent' | 'plugin' | 'internal')[];
+  /** only entries of these tool names (exact) */
+  tools?: string[];
+  /** only entries with these decisions */
+  decisions?: ('allow' | 'approved' | 'deny' | 'refused' | 'cancelled' | 'timeout')[];
+  /** only entries of this space */
+  spaceId?: string;
+  /** only entries at or after this time: RFC 3339, or a duration back from now (90s, 30m, 1h, 7d) */
+  since?: string;
+  /** only entries at or before this time: RFC 3339, or a duration back from now */
+  until?: string;
+  /** case-insensitive text in the tool name, the arguments summary or the result summary */
+  search?: string;
+  /** entries per page */
+  limit?: number;
+  /** nextCursor of the previous page: go on with older entries */
+  cursor?: string;
+}
+
+/**
+ * QueryResult is the content of audit_query: entries newest first, and
+ * the cursor of the next (older) page when there may be more.
+ *
+ * (Go: audittools.QueryResult)
+ */
+export interface QueryResult {
+  entries: AuditEntry[] | null;
+  nextCursor?: string;
 }
 
 /**
@@ -3681,6 +3845,23 @@ export interface WatchOutput {
 }
 
 /**
+ * WatchResult is the content of audit_watch once it is cancelled. As with
+ * attach_process_logs, the registry keeps it when it is there as the call
+ * ends and answers CANCELLED otherwise: a caller must accept either.
+ *
+ * (Go: audittools.WatchResult)
+ */
+export interface WatchResult {
+  /** Delivered is how many entries were streamed. */
+  delivered: number;
+  /**
+   * Dropped is how many matching entries were not streamed because the
+   * caller read too slowly (more than WatchBuffer waiting).
+   */
+  dropped: number;
+}
+
+/**
  * Workspace is one package of a Node monorepo.
  *
  * (Go: detect.Workspace)
@@ -3827,6 +4008,8 @@ export type ToolName =
   | 'app_screenshot'
   | 'app_set_debug_mode'
   | 'attach_process_logs'
+  | 'audit_query'
+  | 'audit_watch'
   | 'browser_handle_dialog'
   | 'browser_use_end'
   | 'browser_use_start'
@@ -3982,6 +4165,10 @@ export interface ToolTypes {
   app_set_debug_mode: { input: DebugInput; output: unknown };
   /** Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd. */
   attach_process_logs: { input: AttachInput; output: AttachResult };
+  /** Read the audit log of tool calls (redacted), newest first, across audit.jsonl and its archives: filter by callers, tools, decisions, space, time (since/until: RFC 3339 or a duration like 1h) and text; page with nextCursor. */
+  audit_query: { input: QueryInput; output: QueryResult };
+  /** Stream the audit entries written from now on that match the filters, one progress event per entry (its message is the entry as JSON), until the call is cancelled. A log event says when the watch is on. */
+  audit_watch: { input: Filters; output: WatchResult };
   /** Answer a browser tab's open JavaScript dialog: accept (OK; leave the page for beforeunload) or dismiss (Cancel), with promptText as a prompt's answer. The page waits until its dialog is answered. */
   browser_handle_dialog: { input: DialogInput; output: OKResult };
   /** Release automation control of a browser tab. */
@@ -4132,7 +4319,7 @@ export interface ToolTypes {
   scroll_page: { input: ScrollInput; output: OKResult };
   /** Dispatch keyboard input to the focused element/page. Use a named key (Enter, Tab, Backspace, ArrowDown, ...) or literal characters. */
   send_keys: { input: KeysInput; output: OKResult };
-  /** Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change. */
+  /** Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), audit retention (retentionDays, maxMB), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change. */
   set_app_settings: { input: SetInput; output: unknown };
   /** Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height. */
   set_space_layout: { input: LayoutInput; output: Space };
