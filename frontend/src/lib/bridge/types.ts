@@ -151,6 +151,7 @@ export const Topics = {
   processChanged: 'process_changed',
   agentChanged: 'agent_changed',
   filesChanged: 'files_changed',
+  audit: 'audit',
 } as const;
 
 // ---- App state (backend/state) ----

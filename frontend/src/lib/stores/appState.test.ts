@@ -28,6 +28,7 @@ const fake = vi.hoisted(() => {
       debugMode: false,
       stopOrphansOnStart: true,
       devServerOpenBrowser: 'offer',
+      audit: { retentionDays: 90, maxMB: 200 },
       git: {
         refreshIntervalMs: 2500, showUntrackedFiles: true, confirmBeforeRestore: true, checkpointBeforeAgentRun: true,
         identityProfiles: [], activeIdentityProfileId: null,

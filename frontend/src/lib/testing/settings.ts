@@ -11,6 +11,7 @@ export function defaultSettings(git: Partial<AppSettings['git']> = {}): AppSetti
     debugMode: false,
     stopOrphansOnStart: true,
     devServerOpenBrowser: 'offer',
+    audit: { retentionDays: 90, maxMB: 200 },
     git: {
       refreshIntervalMs: 2500,
       showUntrackedFiles: true,

@@ -2,7 +2,7 @@ import { call } from '../../bridge';
 import { coalesced } from '../../stores/coalesce';
 import { liveStore } from '../../stores/live';
 import { errorText, resultError } from '../../stores/toasts.svelte';
-import { AUDIT_TOPIC, type AuditEntry, type AuditPage, type AuditQueryArgs } from './types';
+import { AUDIT_TOPIC, type AuditCaller, type AuditDecision, type AuditEntry, type AuditPage, type AuditQueryArgs } from './types';
 
 /** How many entries one audit_query read asks for. */
 export const AUDIT_PAGE = 200;
@@ -56,9 +56,9 @@ export class AuditStore {
   args(cursor = ''): AuditQueryArgs {
     const f = this.filters;
     const a: AuditQueryArgs = { limit: AUDIT_PAGE };
-    if (f.caller) a.callers = [f.caller];
+    if (f.caller) a.callers = [f.caller as AuditCaller];
     if (f.tool.trim()) a.tools = [f.tool.trim()];
-    if (f.decision) a.decisions = [f.decision];
+    if (f.decision) a.decisions = [f.decision as AuditDecision];
     if (f.spaceId) a.spaceId = f.spaceId;
     if (f.since) a.since = f.since;
     if (f.search.trim()) a.search = f.search.trim();

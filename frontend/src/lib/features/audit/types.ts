@@ -1,10 +1,8 @@
-// The audit trail as the window reads it (issue 18). Written by hand from
-// the contract in the issue's plan (audit.Entry, audit_query, the "audit"
-// hint topic) before the generated types (bridge/generated/tools.ts) have
-// them: once `go generate` emits AuditEntry and audit_query, these are
-// replaced by the generated ones.
+// The audit trail as the window reads it (issue 18): the generated types of
+// audit.Entry and audit_query, with the decision narrowed to its six values.
 
-import type { HintTopic } from '../../stores/live';
+import { Topics } from '../../bridge/types';
+import type * as Gen from '../../bridge/generated/tools';
 
 /** How a call was decided (Go: audit.Decision…). */
 export type AuditDecision = 'allow' | 'approved' | 'deny' | 'refused' | 'cancelled' | 'timeout';
@@ -16,59 +14,19 @@ export const AUDIT_DECISIONS: readonly AuditDecision[] = ['allow', 'approved', '
 export const AUDIT_CALLERS = ['renderer', 'cli', 'agent', 'plugin', 'internal'] as const;
 
 /** One line of audit.jsonl (Go: audit.Entry). */
-export interface AuditEntry {
-  id: string;
-  ts: string;
-  caller: string;
-  toolName: string;
-  capabilities: string[];
-  decision: AuditDecision | string;
-  cwd: string;
-  sessionId?: string;
-  spaceId?: string;
-  tabId?: string;
-  /** The redacted arguments (summary.Of: JSON text, possibly shortened). */
-  argsSummary: string;
-  /** The redacted result envelope (summary.Of). */
-  resultSummary: string;
-  durationMs: number;
-  /** The protocol request id, or the window's binding call id. */
-  requestId?: string;
-  /** The approval request's id when one was asked. */
-  approvalId?: string;
-  /** Where the answer came from ("window", "agent-card", "cli", "rule" …). */
-  decidedBy?: string;
-  /** How long the call waited for the answer. */
-  waitedMs?: number;
-  clientPid?: number;
-  clientExe?: string;
-}
+export type AuditEntry = Omit<Gen.AuditEntry, 'decision'> & { decision: AuditDecision | string };
 
 /** The input of audit_query. */
-export interface AuditQueryArgs {
-  callers?: string[];
-  tools?: string[];
-  decisions?: string[];
-  spaceId?: string;
-  /** RFC3339 or a duration like "1h". */
-  since?: string;
-  until?: string;
-  search?: string;
-  limit?: number;
-  cursor?: string;
-}
+export type AuditQueryArgs = Gen.QueryInput;
+
+/** A caller audit_query filters by. */
+export type AuditCaller = NonNullable<Gen.QueryInput['callers']>[number];
 
 /** The output of audit_query: newest first. */
-export interface AuditPage {
-  entries: AuditEntry[] | null;
-  nextCursor?: string;
-}
+export type AuditPage = Omit<Gen.QueryResult, 'entries'> & { entries: AuditEntry[] | null };
 
-/**
- * The hint topic the backend publishes on every appended batch (payload
- * AuditAppended{count}). Not in bridge Topics yet: the lead adds it there.
- */
-export const AUDIT_TOPIC = 'audit' as HintTopic;
+/** The hint topic the backend publishes on every appended batch (hint.AuditAppended). */
+export const AUDIT_TOPIC = Topics.audit;
 
 /** How a decision is shown: words, an icon, and whether it stands out (the call did not run as asked). */
 export interface DecisionLook {

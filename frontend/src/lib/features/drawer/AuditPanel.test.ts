@@ -28,8 +28,8 @@ vi.mock('../../bridge', async (importOriginal) => {
         const q = args as AuditQueryArgs;
         const newestFirst = [...fake.trail].reverse().filter(
           (e) =>
-            (!q.decisions || q.decisions.includes(e.decision)) &&
-            (!q.callers || q.callers.includes(e.caller)) &&
+            (!q.decisions || (q.decisions as string[]).includes(e.decision)) &&
+            (!q.callers || (q.callers as string[]).includes(e.caller)) &&
             (!q.tools || q.tools.includes(e.toolName)) &&
             (!q.search || JSON.stringify(e).includes(q.search)),
         );

@@ -90,7 +90,7 @@ function initialState(over: { browserTabs?: BrowserTab[]; workspaceTabs?: Worksp
     projects: [],
     settings: {
       autoRunOnOpen: false, confirmOnClose: true, stopServersOnClose: true, showOutputOnRun: true, defaultPackageManager: 'unknown',
-      debugMode: false, stopOrphansOnStart: false, devServerOpenBrowser: over.open ?? 'offer',
+      debugMode: false, stopOrphansOnStart: false, devServerOpenBrowser: over.open ?? 'offer', audit: { retentionDays: 90, maxMB: 200 },
       git: { refreshIntervalMs: 2500, showUntrackedFiles: true, confirmBeforeRestore: true, checkpointBeforeAgentRun: true, identityProfiles: [], activeIdentityProfileId: null },
     },
   };

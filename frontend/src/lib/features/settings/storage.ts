@@ -1,59 +1,28 @@
-// Settings → Storage: the shapes of the storage tools (issue 18), written by
-// hand from the contract in the issue's plan until the generated types
-// (bridge/generated/tools.ts) have them; the lead swaps these for the
-// generated ones.
+// Settings → Storage: the shapes of the storage tools (issue 18), from the
+// generated types of backend/tools/storagetools.
+
+import type * as Gen from '../../bridge/generated/tools';
 
 /** One collection meith keeps under its user data folder. */
-export interface StorageCollection {
-  name: string;
-  kind: 'json' | 'jsonl' | 'directory';
-  path: string;
-  description: string;
-  exists: boolean;
-  sizeBytes: number;
-  files: number;
-  clearable: boolean;
-}
+export type StorageCollection = Gen.CollectionsResult['collections'] extends (infer C)[] | null ? C : never;
 
 /** storage_list_collections' output. */
-export interface StorageCollections {
-  dataDirectory: string;
-  collections: StorageCollection[] | null;
-}
+export type StorageCollections = Gen.CollectionsResult;
 
 /** storage_export_support_bundle's output. */
-export interface SupportBundle {
-  path: string;
-  bytes: number;
-}
+export type SupportBundle = Gen.BundleResult;
 
 /** storage_clear_collection's output. */
-export interface ClearResult {
-  collection: string;
-  deletedBytes: number;
-  deletedFiles: number;
-}
+export type ClearResult = Gen.ClearResult;
 
 /** storage_delete_old_screenshots' output. */
-export interface ScreenshotsResult {
-  deletedFiles: number;
-  deletedBytes: number;
-  cutoff: string;
-}
+export type ScreenshotsResult = Gen.ScreenshotsResult;
 
 /** storage_prune_stale_agent_sessions' output. */
-export interface PruneResult {
-  collection: string;
-  deletedSessions: number;
-  deletedBytes: number;
-  cutoff: string;
-}
+export type PruneResult = Gen.PruneResult;
 
 /** The audit's retention settings (AppSettings.audit; defaults 90 days / 200 MB). */
-export interface AuditRetention {
-  retentionDays: number;
-  maxMB: number;
-}
+export type AuditRetention = Gen.AppSettings['audit'];
 
 export const AUDIT_RETENTION_DEFAULTS: AuditRetention = { retentionDays: 90, maxMB: 200 };
 export const AUDIT_RETENTION_LIMITS = { retentionDays: [1, 3650], maxMB: [1, 10000] } as const;
