@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meith-dev/meith/backend/audit"
 	"github.com/meith-dev/meith/backend/client"
 	"github.com/meith-dev/meith/backend/protocol"
 )
@@ -66,8 +66,8 @@ func (r *runner) auditCmd(ctx context.Context, rest []string) int {
 	}
 	if v, present, bare := r.a.Value("limit"); present {
 		var n int
-		if _, err := fmt.Sscan(v, &n); bare || err != nil || n < 1 || n > audit.MaxQueryLimit {
-			return r.p.usage("--limit must be a whole number from 1 to %d.", audit.MaxQueryLimit)
+		if _, err := fmt.Sscan(v, &n); bare || err != nil || n < 1 || n > maxAuditLimit {
+			return r.p.usage("--limit must be a whole number from 1 to %d.", maxAuditLimit)
 		}
 		query["limit"] = n
 	}
@@ -82,7 +82,7 @@ func (r *runner) auditCmd(ctx context.Context, rest []string) int {
 		mu          sync.Mutex
 		historyDone bool
 		seen        = map[string]bool{}
-		held        []audit.Entry // streamed before the history was printed
+		held        []auditEntry // streamed before the history was printed
 	)
 	watchDone := make(chan error, 1)
 	var watchRes protocol.ToolResult
@@ -95,8 +95,8 @@ func (r *runner) auditCmd(ctx context.Context, rest []string) int {
 					close(watching)
 				}
 			case protocol.EventProgress:
-				var e audit.Entry
-				if json.Unmarshal([]byte(ev.Message), &e) != nil {
+				e, ok := decodeAuditEntry([]byte(ev.Message))
+				if !ok {
 					return
 				}
 				mu.Lock()
@@ -130,14 +130,20 @@ func (r *runner) auditCmd(ctx context.Context, rest []string) int {
 		}
 		return r.auditCallFailed(ctx, t.SocketPath, res, err)
 	}
-	var page audit.Page
+	var page struct {
+		Entries []json.RawMessage `json:"entries"`
+	}
 	if err := json.Unmarshal(res.Content, &page); err != nil {
 		return r.p.fail(t.SocketPath, fmt.Errorf("audit_query answered %v", err))
 	}
 	mu.Lock()
 	for i := len(page.Entries) - 1; i >= 0; i-- { // oldest first
-		r.printAuditEntry(&page.Entries[i])
-		seen[page.Entries[i].ID] = true
+		e, ok := decodeAuditEntry(page.Entries[i])
+		if !ok {
+			continue
+		}
+		r.printAuditEntry(&e)
+		seen[e.ID] = true
 	}
 	for i := range held {
 		if !seen[held[i].ID] {
@@ -174,11 +180,42 @@ func (r *runner) auditCallFailed(ctx context.Context, socket string, res protoco
 	return exitOK
 }
 
+// maxAuditLimit is the largest page audit_query returns (audit.MaxQueryLimit;
+// the CLI stays apart from the audit package, its schema is the contract).
+const maxAuditLimit = 1000
+
+// auditEntry is what the CLI reads of an audit entry; raw is the entry as
+// the runtime sent it, printed unchanged with --json.
+type auditEntry struct {
+	ID         string `json:"id"`
+	TS         string `json:"ts"`
+	Caller     string `json:"caller"`
+	ToolName   string `json:"toolName"`
+	Decision   string `json:"decision"`
+	DurationMs int64  `json:"durationMs"`
+	raw        []byte
+}
+
+// decodeAuditEntry reads one entry of audit_query or audit_watch; false
+// when it is not an entry.
+func decodeAuditEntry(b []byte) (auditEntry, bool) {
+	var e auditEntry
+	if json.Unmarshal(b, &e) != nil || e.ID == "" {
+		return auditEntry{}, false
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, b) != nil {
+		return auditEntry{}, false
+	}
+	e.raw = compact.Bytes()
+	return e, true
+}
+
 // printAuditEntry prints one entry: NDJSON with --json, else a line of
 // time (local), caller, tool, decision and duration.
-func (r *runner) printAuditEntry(e *audit.Entry) {
+func (r *runner) printAuditEntry(e *auditEntry) {
 	if r.p.json {
-		r.p.stdout("%s", audit.Line(e))
+		r.p.stdout("%s", e.raw)
 		return
 	}
 	when := e.TS
