@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp, terminalView } from './harness.mjs';
+import { App, cli, openWindow, eventually as poll, stateSnapshot, tidyUp, terminalView, terminalDiagnosis } from './harness.mjs';
 
 const eventually = (fn, ms = 20_000) => poll(fn, ms);
 
@@ -92,7 +92,9 @@ describe('a terminal tab after a restart of the app', { concurrency: false }, ()
 
     // The old output, then the note, then the new shell — in the same folder.
     const note = view().getByRole('status');
-    await note.waitFor();
+    await note.waitFor().catch(async (err) => {
+      throw new Error(`${err.message}\n${await terminalDiagnosis(page)}`);
+    });
     const said = (await note.textContent()).trim();
     assert.match(said, /^This terminal's session ended when meith quit\./);
     assert.doesNotMatch(said, /term_/);
