@@ -1,7 +1,9 @@
 # Convenience targets; scripts/ holds the real recipes (README.md).
 GO_TAGS_DESKTOP := desktop,production,webkit2_41
+# -X buildinfo.Version=<the git describe version> (scripts/version.sh).
+VERSION_LDFLAGS = $(shell bash scripts/version.sh --ldflags)
 
-.PHONY: setup run test frontend desktop headless dev vet gotest smoke clean
+.PHONY: setup run test frontend desktop headless dev vet gotest smoke package clean
 
 setup:
 	bash scripts/setup.sh
@@ -16,10 +18,10 @@ frontend:
 	cd frontend && npm run build
 
 desktop: frontend
-	CGO_ENABLED=1 go build -tags $(GO_TAGS_DESKTOP) -ldflags "-w -s" -o build/bin/meith .
+	CGO_ENABLED=1 go build -tags $(GO_TAGS_DESKTOP) -ldflags "-w -s $(VERSION_LDFLAGS)" -o build/bin/meith .
 
 headless:
-	CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+	CGO_ENABLED=0 go build -tags headless -ldflags "$(VERSION_LDFLAGS)" -o build/bin/meith-headless .
 
 # A binary that serves the UI to a browser at 127.0.0.1:34115 (needs an X display).
 dev: frontend
@@ -34,6 +36,10 @@ gotest:
 smoke: desktop headless
 	bash scripts/smoke-headless.sh build/bin/meith-headless
 	xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
+
+# build/dist/meith_<version>_<arch>.deb (scripts/package.sh).
+package:
+	bash scripts/package.sh
 
 clean:
 	rm -rf build/bin

@@ -11,7 +11,7 @@ printf '\n==> building the frontend\n'
 (cd frontend && npm run build)
 
 printf '\n==> building build/bin/meith (desktop)\n'
-CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s" -o build/bin/meith .
+CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s $(bash scripts/version.sh --ldflags)" -o build/bin/meith .
 
 display_reachable() {
   if [ -n "${WAYLAND_DISPLAY:-}" ]; then

@@ -52,14 +52,14 @@ section "go: test -race"
 go test -race -count=1 -tags webkit2_41 ./...
 
 section "build: headless binary (CGO_ENABLED=0, no Wails)"
-CGO_ENABLED=0 go build -tags headless -o build/bin/meith-headless .
+CGO_ENABLED=0 go build -tags headless -ldflags "$(bash scripts/version.sh --ldflags)" -o build/bin/meith-headless .
 if CGO_ENABLED=0 go list -deps -tags headless . | grep wailsapp >/dev/null; then
   fail "the headless build imports Wails"
 fi
 ls -l build/bin/meith-headless
 
 section "build: desktop binary (Wails, WebKitGTK 4.1)"
-CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s" -o build/bin/meith .
+CGO_ENABLED=1 go build -tags desktop,production,webkit2_41 -ldflags "-w -s $(bash scripts/version.sh --ldflags)" -o build/bin/meith .
 ls -l build/bin/meith
 
 section "smoke: headless runtime + CLI"
@@ -67,6 +67,15 @@ bash scripts/smoke-headless.sh build/bin/meith-headless
 
 section "smoke: desktop window under Xvfb"
 xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
+
+section "package: the .deb installed, used, removed and upgraded (scripts/test-package.sh)"
+# It installs packages, so only as root with apt (CI); it packs the binary built above.
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  deb=$(bash scripts/package.sh --binary build/bin/meith --version "$(bash scripts/version.sh)" | tail -n 1)
+  MEITH_DEB=$deb bash scripts/test-package.sh
+else
+  echo "skipped: not root with apt-get"
+fi
 
 section "e2e: UI in Chromium against the dev binary (real Go backend)"
 bash scripts/e2e.sh
