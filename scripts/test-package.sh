@@ -39,11 +39,11 @@ step() { printf '[pkgtest %4ss] %s\n' "$SECONDS" "$*"; }
 # --- the test user and its environment ----------------------------------
 id "$U" >/dev/null 2>&1 || { step "creating the user $U"; useradd --create-home --shell /bin/bash "$U"; }
 UHOME=$(getent passwd "$U" | cut -d: -f6)
-# as_user CMD...: runs CMD as $U with a clean login-like environment.
-as_user() {
-  setpriv --reuid="$U" --regid="$U" --init-groups \
-    env -i HOME="$UHOME" USER="$U" LOGNAME="$U" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"
-}
+# AS_USER CMD...: runs CMD as $U with a clean login-like environment. setpriv
+# and env exec, so a background job's $! is the pid of CMD itself.
+AS_USER=(setpriv --reuid="$U" --regid="$U" --init-groups
+  env -i HOME="$UHOME" USER="$U" LOGNAME="$U" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8)
+as_user() { "${AS_USER[@]}" "$@"; }
 data_sum() { (cd "$UHOME" && find .config/meith .meith -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum); }
 
 srv=""
@@ -60,7 +60,10 @@ cleanup() {
 # start_serve: starts the installed `meith serve` as $U and waits for its socket.
 start_serve() {
   local sock="$UHOME/.config/meith/tool.sock" i
-  as_user /usr/bin/meith serve --quiet --grant-cli writes-files >"$tmpd/serve.log" 2>&1 &
+  if [ -S "$sock" ] && as_user timeout 5 meith --quiet health >/dev/null 2>&1; then
+    fail "a meith runtime of $U already answers on $sock"
+  fi
+  "${AS_USER[@]}" /usr/bin/meith serve --quiet --grant-cli writes-files >"$tmpd/serve.log" 2>&1 &
   srv=$!
   for ((i = 0; i < 150; i++)); do
     kill -0 "$srv" 2>/dev/null || { cat "$tmpd/serve.log"; fail "meith serve exited"; }
@@ -78,9 +81,16 @@ apt_install() { timeout 600 apt-get install -y -qq --no-install-recommends "$@" 
 tmpd=$(mktemp -d)
 trap 'cleanup; rm -rf "$tmpd"' EXIT
 chmod 755 "$tmpd"
+command -v jq >/dev/null || { step "installing jq (reads the CLI's JSON)"; apt_install jq; }
 
 step "starting clean: no meith package, no meith data of $U"
-if dpkg -s meith >/dev/null 2>&1; then timeout 300 apt-get purge -y -qq meith >/dev/null; fi
+# A run that was killed may have left its runtime: stop it by its instance record.
+for rec in "$UHOME"/.meith/instances/*.json; do
+  [ -f "$rec" ] || continue
+  pid=$(jq -r .pid "$rec")
+  if [ "$(stat -c %U "/proc/$pid" 2>/dev/null)" = "$U" ]; then kill -TERM "$pid" 2>/dev/null || true; fi
+done
+dpkg -s meith >/dev/null 2>&1 && timeout 300 dpkg --purge meith >/dev/null
 rm -rf "$UHOME/.config/meith" "$UHOME/.meith"
 
 # --- the packages --------------------------------------------------------
@@ -143,18 +153,18 @@ step "bash completion loads"
 step "meith serve as $U"
 start_serve
 cli call list_spaces >"$tmpd/spaces.txt" || { cat "$tmpd/spaces.txt"; fail "meith call list_spaces"; }
-cli --json call app_health | grep -q "\"version\":\"$new_version\"" || fail "app_health does not report $new_version"
+[ "$(cli --json call app_health | jq -r .content.version)" = "$new_version" ] || fail "app_health does not report $new_version"
 cli create-space pkgtest-install >/dev/null || fail "meith create-space"
 step "CLI: list_spaces, app_health ($new_version), create-space: ok"
 stop_serve
 [ -s "$UHOME/.config/meith/state.json" ] || fail "no state.json after the runtime stopped"
 before=$(data_sum)
 
-step "apt-get remove, then purge"
+step "apt-get remove, then dpkg --purge (apt cannot name a local package once removed)"
 timeout 300 apt-get remove -y -qq meith >/dev/null
 [ ! -e /usr/bin/meith ] || fail "/usr/bin/meith is still there after remove"
 [ "$(data_sum)" = "$before" ] || fail "apt-get remove changed the user's data"
-timeout 300 apt-get purge -y -qq meith >/dev/null
+timeout 300 dpkg --purge meith >/dev/null 2>&1 || fail "dpkg --purge meith"
 [ "$(data_sum)" = "$before" ] || fail "apt-get purge changed the user's data"
 step "the user's data is untouched ($(echo "$before" | wc -l) files)"
 
@@ -166,14 +176,13 @@ apt_install "./$old_deb"
 [ "$(meith --version)" = "$old_version" ] || fail "the older package's meith --version says $(meith --version)"
 start_serve
 cli create-space upgrade-space >/dev/null || fail "old: create-space"
-space_id=$(cli --json call list_spaces | grep -o '"id":"[^"]*","name":"upgrade-space"' | head -n 1 | cut -d'"' -f4)
+space_id=$(cli --json call list_spaces | jq -r '.content.spaces[] | select(.name == "upgrade-space") | .id' | head -n 1)
 [ -n "$space_id" ] || fail "old: the new space is not listed"
 cli set-settings --settings-json '{"defaultPackageManager":"pnpm","stopOrphansOnStart":true}' >/dev/null || fail "old: set-settings"
-session_id=$(cli --json call agent_create_session --cwd "$UHOME/pkgtest-project" --spaceId "$space_id" --title "upgrade session" |
-  grep -o '"id":"sess_[^"]*"' | head -n 1 | cut -d'"' -f4)
+session_id=$(cli --json call agent_create_session --cwd "$UHOME/pkgtest-project" --spaceId "$space_id" --title "upgrade session" | jq -r .content.session.id)
 [ -n "$session_id" ] || fail "old: agent_create_session"
 stop_serve
-state_version() { grep -o '"version": *[0-9]*' "$UHOME/.config/meith/state.json" | head -n 1 | grep -o '[0-9]*$'; }
+state_version() { jq .version "$UHOME/.config/meith/state.json"; }
 old_state=$(state_version)
 step "old $old_version: space $space_id, settings, agent session $session_id; state.json version $old_state"
 
@@ -181,15 +190,15 @@ step "apt-get install $new_deb (upgrade)"
 apt_install "./$new_deb"
 [ "$(dpkg-query -W -f='${Version}' meith)" = "$new_version" ] || fail "dpkg does not show $new_version after the upgrade"
 start_serve
-cli --json call list_spaces | grep -q "\"id\":\"$space_id\",\"name\":\"upgrade-space\"" || fail "upgrade: the space is gone"
-cli --json call get_app_settings | grep -q '"defaultPackageManager":"pnpm"' || fail "upgrade: the setting is gone"
-cli --json call get_app_settings | grep -q '"stopOrphansOnStart":true' || fail "upgrade: the setting is gone"
-cli --json call agent_list_sessions | grep -q "\"id\":\"$session_id\"" || fail "upgrade: the agent session is gone"
+[ "$(cli --json call app_health | jq -r .content.version)" = "$new_version" ] || fail "upgrade: the runtime is not $new_version"
+cli --json call list_spaces | jq -e --arg id "$space_id" '.content.spaces[] | select(.id == $id and .name == "upgrade-space")' >/dev/null || fail "upgrade: the space is gone"
+cli --json call get_app_settings | jq -e '.content.settings.defaultPackageManager == "pnpm" and .content.settings.stopOrphansOnStart == true' >/dev/null || fail "upgrade: the setting is gone"
+cli --json call agent_list_sessions | jq -e --arg id "$session_id" '.content.sessions[] | select(.id == $id)' >/dev/null || fail "upgrade: the agent session is gone"
 cli create-space after-upgrade >/dev/null || fail "upgrade: create-space"
 stop_serve
 new_state=$(state_version)
 [ "$new_state" -gt "$old_state" ] || fail "state.json is still version $new_state after the upgrade"
 step "upgrade $old_version -> $new_version: space, settings and agent session survive; state.json version $old_state -> $new_state"
 
-timeout 300 apt-get purge -y -qq meith >/dev/null
+timeout 300 dpkg --purge meith >/dev/null
 step "all package checks passed in ${SECONDS}s"
