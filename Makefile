@@ -3,7 +3,7 @@ GO_TAGS_DESKTOP := desktop,production,webkit2_41
 # The build stamps of Settings → About (scripts/lib.sh meith_ldflags).
 STAMP = $(shell bash -c 'source scripts/lib.sh && meith_ldflags')
 
-.PHONY: setup run test frontend desktop headless dev vet gotest smoke clean
+.PHONY: setup run test frontend desktop headless dev vet gotest smoke package clean
 
 setup:
 	bash scripts/setup.sh
@@ -36,6 +36,10 @@ gotest:
 smoke: desktop headless
 	bash scripts/smoke-headless.sh build/bin/meith-headless
 	xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
+
+# build/dist/meith_<version>_<arch>.deb (scripts/package.sh).
+package:
+	bash scripts/package.sh
 
 clean:
 	rm -rf build/bin

@@ -6,9 +6,11 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   export PATH="/usr/local/go/bin:$PATH"
 fi
 
-# meith_ldflags prints the -X flags that stamp the build (Settings → About,
-# app_about): the commit, whether the tree had uncommitted changes, and the
-# build date (UTC; $SOURCE_DATE_EPOCH when set, for reproducible builds).
+# meith_ldflags prints the -X flags that stamp the build (meith --version,
+# app_health, Settings → About, app_about): the version (scripts/version.sh,
+# from git describe), the commit, whether the tree had uncommitted changes,
+# and the build date (UTC; $SOURCE_DATE_EPOCH when set, for reproducible
+# builds).
 meith_ldflags() {
   local pkg=github.com/meith-dev/meith/backend/internal/buildinfo commit dirty=false date
   commit=$(git rev-parse HEAD 2>/dev/null || true)
@@ -18,7 +20,8 @@ meith_ldflags() {
   else
     date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   fi
-  printf -- '-X %s.Commit=%s -X %s.Dirty=%s -X %s.BuildDate=%s' "$pkg" "$commit" "$pkg" "$dirty" "$pkg" "$date"
+  printf -- '-X %s.Commit=%s -X %s.Dirty=%s -X %s.BuildDate=%s %s' "$pkg" "$commit" "$pkg" "$dirty" "$pkg" "$date" \
+    "$(bash "$(dirname "${BASH_SOURCE[0]}")/version.sh" --ldflags)"
 }
 
 section() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }

@@ -68,6 +68,15 @@ bash scripts/smoke-headless.sh build/bin/meith-headless
 section "smoke: desktop window under Xvfb"
 xvfb-run -a -s "-screen 0 1280x820x24 -nolisten tcp" bash scripts/smoke-desktop.sh build/bin/meith
 
+section "package: the .deb installed, used, removed and upgraded (scripts/test-package.sh)"
+# It installs packages, so only as root with apt (CI); it packs the binary built above.
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  deb=$(bash scripts/package.sh --binary build/bin/meith --version "$(bash scripts/version.sh)" | tail -n 1)
+  MEITH_DEB=$deb bash scripts/test-package.sh
+else
+  echo "skipped: not root with apt-get"
+fi
+
 section "e2e: UI in Chromium against the dev binary (real Go backend)"
 bash scripts/e2e.sh
 

@@ -2,6 +2,7 @@ package buildinfo_test
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,5 +39,31 @@ func TestVersion(t *testing.T) {
 		if got := string(out); !tt.check(got) {
 			t.Errorf("%s build: Version = %q, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestVersionScript: scripts/version.sh reads the release constant from
+// buildinfo.go and prints a Debian version that starts with it; with
+// --ldflags it prints the -X flag for Version.
+func TestVersionScript(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	out, err := exec.Command(bash, "../../../scripts/version.sh").CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/version.sh: %v\n%s", err, out)
+	}
+	v := strings.TrimSpace(string(out))
+	release := strings.TrimSuffix(buildinfo.Version, "-dev")
+	if !regexp.MustCompile(`^[0-9][A-Za-z0-9.+~]*$`).MatchString(v) || !strings.HasPrefix(v, release) {
+		t.Errorf("scripts/version.sh = %q, want a Debian version starting with %q", v, release)
+	}
+	out, err = exec.Command(bash, "../../../scripts/version.sh", "--ldflags").CombinedOutput()
+	if want := "-X github.com/meith-dev/meith/backend/internal/buildinfo.Version=" + v + "\n"; err != nil || string(out) != want {
+		t.Errorf("scripts/version.sh --ldflags = %q, %v; want %q", out, err, want)
 	}
 }
