@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 // Link-time stamps. The build scripts (scripts/lib.sh meith_ldflags) set
@@ -26,7 +27,8 @@ const WailsModule = "github.com/wailsapp/wails/v2"
 type Stamp struct {
 	// Version is [Version]; a development build's ends in "-dev".
 	Version string
-	// Dev is true in a development build.
+	// Dev is true in a development build: one without the production tag
+	// whose version the build scripts did not stamp.
 	Dev bool
 	// Commit is the git commit ("" when unknown).
 	Commit string
@@ -44,7 +46,7 @@ type Stamp struct {
 // Read returns the running binary's stamp: the link-time stamps, else the
 // toolchain's build info.
 func Read() Stamp {
-	s := Stamp{Version: Version, Dev: devSuffix != "", Commit: Commit, BuildDate: BuildDate,
+	s := Stamp{Version: Version, Dev: devSuffix != "" && strings.HasSuffix(Version, devSuffix), Commit: Commit, BuildDate: BuildDate,
 		GoVersion: runtime.Version()}
 	s.Dirty, _ = strconv.ParseBool(Dirty)
 	info, ok := debug.ReadBuildInfo()
