@@ -9,10 +9,9 @@
 //   E2E_FILES=frontend/e2e/approvals.e2e.mjs bash scripts/e2e.sh
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, openWindow, env, stateSnapshot, tidyUp } from './harness.mjs';
+import { App, openWindow, runCLI, stateSnapshot, tidyUp } from './harness.mjs';
 
 let app;
 let browser;
@@ -22,17 +21,7 @@ let dir;
 const children = [];
 
 /** Runs `meith call app_set_debug_mode --enabled <v>` in dir; resolves with { code, out }. */
-function setDebug(enabled) {
-  const child = spawn(env.cli, ['call', 'app_set_debug_mode', '--enabled', String(enabled)], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
+const setDebug = (enabled) => runCLI(['call', 'app_set_debug_mode', '--enabled', String(enabled)], { cwd: dir, children });
 
 const dialog = () => page.getByRole('alertdialog', { name: 'A program wants to use a privileged tool' });
 const focusInDialog = () => page.evaluate(() => !!document.activeElement?.closest('[role="alertdialog"]'));

@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { App, cli, openWindow, eventually as poll } from './harness.mjs';
+import { App, callAsWindow, cli, openWindow, eventually as poll } from './harness.mjs';
 
 /** Polls like the harness, with the longer default a page load needs. */
 const eventually = (fn, ms = 10_000) => poll(fn, ms);
@@ -67,31 +67,8 @@ after(async () => {
   server?.close();
 });
 
-/** Calls a tool as the window does (the renderer caller) and returns its result. */
-function windowCall(tool, args) {
-  return page.evaluate(
-    ([tool, args]) =>
-      new Promise((resolve, reject) => {
-        let id = null;
-        const early = new Map();
-        const off = window.runtime.EventsOn('tool_result', (p) => {
-          if (id === null) early.set(p.callId, p.result);
-          else if (p.callId === id) {
-            off();
-            resolve(p.result);
-          }
-        });
-        window.go.app.App.Call(tool, args, {}).then((cid) => {
-          id = cid;
-          if (early.has(cid)) {
-            off();
-            resolve(early.get(cid));
-          }
-        }, reject);
-      }),
-    [tool, args],
-  );
-}
+/** Calls a tool as the window does (the renderer caller). */
+const windowCall = (tool, args) => callAsWindow(page, tool, args);
 
 /** Evaluates JavaScript in the browser tab's page (cdp_command, as the window). */
 async function inPage(tabId, expression) {

@@ -219,3 +219,20 @@ export async function terminalView(page) {
   });
   return view;
 }
+
+/**
+ * Starts the CLI (headless build) with args, in cwd when given; resolves
+ * with its exit code and its output (stdout and stderr together). The child
+ * is pushed to children so an after() hook can kill what is left.
+ */
+export function runCLI(args, { cwd, children } = {}) {
+  const child = spawn(env.cli, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children?.push(child);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}

@@ -7,10 +7,9 @@
 //   E2E_FILES=frontend/e2e/storage.e2e.mjs bash scripts/e2e.sh
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, cli, env, openWindow, eventually, stateSnapshot, tidyUp } from './harness.mjs';
+import { App, cli, openWindow, eventually, runCLI, stateSnapshot, tidyUp } from './harness.mjs';
 
 let app;
 let browser;
@@ -18,19 +17,6 @@ let page;
 let pageErrors = [];
 let snapshot;
 const children = [];
-
-/** Runs the CLI with args; resolves with { code, out }. */
-function meith(...args) {
-  const child = spawn(env.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 const drawer = () => page.getByRole('region', { name: 'Bottom drawer' });
 
@@ -56,7 +42,7 @@ describe('storage and the audit trail in the window', { concurrency: false }, ()
     const list = panel.getByRole('listbox', { name: 'Audit entries' });
     await list.waitFor();
 
-    const run = meith('call', 'app_set_debug_mode', '--enabled', 'true');
+    const run = runCLI(['call', 'app_set_debug_mode', '--enabled', 'true'], { children });
     const dialog = page.getByRole('alertdialog', { name: 'A program wants to use a privileged tool' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();

@@ -3,6 +3,7 @@
 // a string become a sentence a person can act on, never a protocol code
 // ("TOOL_FAILED: …") or an internal tool name ("git_diff failed").
 import { BridgeError } from './bridge';
+import { KNOWN_CODES } from './bridge/errors';
 
 /** The error part of a failed tool result. */
 export interface ToolErrorLike {
@@ -10,21 +11,8 @@ export interface ToolErrorLike {
   message?: string;
 }
 
-/** Codes of the protocol and of the bridge, as they may prefix a message. */
-const CODES = [
-  'UNKNOWN_TOOL',
-  'VALIDATION_ERROR',
-  'PERMISSION_DENIED',
-  'TIMEOUT',
-  'TOOL_FAILED',
-  'RUNTIME_SHUTTING_DOWN',
-  'CANCELLED',
-  'PROTOCOL_ERROR',
-  'BRIDGE_UNAVAILABLE',
-  'BRIDGE_ERROR',
-];
 /** "CODE: " anywhere (a wrapped message may carry one in its middle). */
-const CODE_PREFIX = new RegExp(`\\b(?:${CODES.join('|')}):\\s*`, 'g');
+const CODE_PREFIX = new RegExp(`\\b(?:${[...KNOWN_CODES].join('|')}):\\s*`, 'g');
 /** An internal tool name followed by "failed" / ": ", e.g. "git_diff failed", "git_branch: ". */
 const TOOL_NAME = /\b[a-z]+(?:_[a-z]+)+(?=:\s| failed\b)/g;
 /** `Tool "git_diff" …` as the registry words timeouts and cancels. */

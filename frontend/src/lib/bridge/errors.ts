@@ -11,7 +11,8 @@ export type BridgeErrorCode =
   /** A bound method rejected with a message that carries no known code. */
   | 'BRIDGE_ERROR';
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<BridgeErrorCode>([
+/** Every code of the protocol and of the bridge. */
+export const KNOWN_CODES: ReadonlySet<string> = new Set<BridgeErrorCode>([
   'UNKNOWN_TOOL',
   'VALIDATION_ERROR',
   'PERMISSION_DENIED',

@@ -41,6 +41,8 @@ export class AuditStore {
   newOverflow = $state(false);
   /** Set by the panel: the list shows its top, so new entries go in at once. */
   atTop = true;
+  /** The pointer is over the list: new entries wait in the pill, so the row under it does not move. */
+  pointerOver = false;
   selectedId = $state('');
   selected = $derived<AuditEntry | undefined>(this.entries.find((e) => e.id === this.selectedId));
 
@@ -121,7 +123,7 @@ export class AuditStore {
     const known = new Set(this.entries.map((e) => e.id));
     const firstKnown = fresh.findIndex((e) => known.has(e.id));
     const added = firstKnown < 0 ? fresh.length : firstKnown;
-    if (this.atTop || this.entries.length === 0) {
+    if ((this.atTop && !this.pointerOver) || this.entries.length === 0) {
       if (firstKnown < 0) {
         // More arrived than a page holds (or the list was empty): start over from this page.
         this.entries = fresh;
@@ -135,6 +137,12 @@ export class AuditStore {
       this.newCount = added;
       this.newOverflow = firstKnown < 0 && !!page.nextCursor;
     }
+  }
+
+  /** The pointer entered (true) or left the list; leaving it at the top merges what arrived meanwhile. */
+  pointer(over: boolean): void {
+    this.pointerOver = over;
+    if (!over && this.atTop && this.newCount > 0) void this.readTop();
   }
 
   /** The "N new" pill: merge what arrived (the panel scrolls to the top). */

@@ -115,6 +115,7 @@ beforeEach(() => {
   audit.selectedId = '';
   audit.newCount = 0;
   audit.atTop = true;
+  audit.pointerOver = false;
   audit.filters = { caller: '', tool: '', decision: '', spaceId: '', since: '', search: '' };
   appState.state = {
     spaces: [{ id: 'space_1', name: 'shop', color: '#888', cwd: '/home/me/shop', projectId: null, createdAt: 1, updatedAt: 1 }],
@@ -218,6 +219,20 @@ describe('AuditPanel', () => {
     await until(() => audit.entries[0]?.toolName === 'fs_read', 'the new entries merged');
     expect(audit.entries[1].toolName).toBe('fs_write');
     expect(button('2 new')).toBeUndefined();
+  });
+
+  it('keeps the rows still under the pointer: new entries wait in the pill until it leaves', async () => {
+    for (let i = 0; i < 20; i++) fake.trail.push(entry());
+    await mountPanel();
+    const under = rows()[3];
+    list().dispatchEvent(new PointerEvent('pointerenter'));
+    fake.trail.push(entry({ toolName: 'git_commit' }));
+    hint();
+    await until(() => !!button('1 new'), 'the "1 new" pill');
+    expect(rows()[3]).toBe(under);
+    expect(audit.entries[0].toolName).not.toBe('git_commit');
+    list().dispatchEvent(new PointerEvent('pointerleave'));
+    await until(() => audit.entries[0]?.toolName === 'git_commit', 'merged once the pointer left');
   });
 
   it('shows every field of an entry, the summaries pretty-printed, and opens an agent caller\'s session', async () => {
