@@ -305,9 +305,10 @@ func (a *Approvals) Subscribe(fn func(ApprovalEvent)) (cancel func()) {
 	}
 }
 
-// open adds a pending request (its ID set here) and announces it. It fails
-// with errNoUI when no UI is attached and errTooMany when the list is full.
-func (a *Approvals) open(req ApprovalRequest) (*pendingApproval, error) {
+// open adds a pending request (its ID set here), tells asked its ID, and
+// announces it. It fails with errNoUI when no UI is attached and errTooMany
+// when the list is full.
+func (a *Approvals) open(req ApprovalRequest, asked func(id string)) (*pendingApproval, error) {
 	req.ID = protocol.NewID("appr")
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -319,6 +320,9 @@ func (a *Approvals) open(req ApprovalRequest) (*pendingApproval, error) {
 	}
 	p := &pendingApproval{req: req, done: make(chan Resolution, 1)}
 	a.pending = append(a.pending, p)
+	// Before anyone hears of it: a call that ends the moment the question is
+	// out (its client disconnects) is already recorded as asked.
+	asked(req.ID)
 	a.publishLocked(ApprovalEvent{Kind: ApprovalPending, Request: req})
 	return p, nil
 }

@@ -430,7 +430,7 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		ArgsSummary:  summary.Of(args),
 		CreatedAt:    now,
 		ExpiresAt:    now.Add(s.timeout),
-	})
+	}, func(id string) { rec.Ask(id, DecidedByWindow) })
 	switch {
 	case errors.Is(err, errNoUI):
 		rec.Decide(registry.AuthDeny, "")
@@ -441,7 +441,6 @@ func (s *Service) askUser(ctx context.Context, req registry.AuthRequest, privile
 		return deny(req, ReasonTooManyPending, privileged, nil,
 			base+" Too many approval requests are already waiting in the meith app; decide those first.")
 	}
-	rec.Ask(p.req.ID, DecidedByWindow)
 	if req.Emit != nil {
 		req.Emit(protocol.Progress("waiting for approval in the meith app…", -1))
 	}
