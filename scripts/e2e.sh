@@ -23,8 +23,14 @@ fi
 DEV_BIN=build/bin/meith-dev
 CLI_BIN=build/bin/meith-headless
 
-[ -f frontend/dist/index.html ] || fail "frontend/dist is not built: run (cd frontend && npm run build)"
 [ -d frontend/node_modules/playwright-core ] || fail "playwright-core is missing: run (cd frontend && npm ci)"
+# The tests drive the built UI: build it when it is missing or older than
+# its sources (an e2e run on a stale dist tests yesterday's window).
+if [ ! -f frontend/dist/index.html ] ||
+  [ -n "$(find frontend/src frontend/index.html frontend/package.json -newer frontend/dist/index.html -print -quit)" ]; then
+  echo "building frontend/dist (vite)"
+  (cd frontend && npm run build >/dev/null)
+fi
 [ -x /usr/bin/chromium ] || fail "/usr/bin/chromium is missing (apt-get install chromium)"
 
 echo "building $DEV_BIN (-tags dev,webkit2_41)"
