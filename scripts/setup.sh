@@ -12,6 +12,7 @@ APT_PACKAGES=(
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev # cgo + Wails (WebKitGTK 4.1)
   xvfb xauth imagemagick xdotool x11-utils                      # headless window tests, screenshots
   chromium git                                                  # browser tools, go-git local clones
+  desktop-file-utils groff-base                                 # the .deb's menu entry and man page checks
 )
 
 say() { printf '\n==> %s\n' "$*"; }
