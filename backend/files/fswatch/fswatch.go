@@ -518,12 +518,14 @@ func (h *Hub) syncLocked(r *rootWatch) {
 }
 
 // addTreeLocked watches a folder that appeared in r (and what is under
-// it) and records its entries as created (h.mu held).
+// it) and records its entries as created (h.mu held). Each folder is
+// watched before it is listed, so what is made in it meanwhile is either
+// listed or reported by its watch — never lost between the two.
 func (h *Hub) addTreeLocked(r *rootWatch, abs string) {
 	if !h.watchLocked(r, abs) {
 		return
 	}
-	res, err := find.List(context.Background(), find.ListOptions{Root: abs, Base: r.root, Recursive: true, MaxEntries: maxPending})
+	res, err := find.List(context.Background(), find.ListOptions{Root: abs, Base: r.root, MaxEntries: maxPending})
 	if err != nil {
 		return // gone again
 	}
@@ -532,10 +534,10 @@ func (h *Hub) addTreeLocked(r *rootWatch, abs string) {
 	}
 	for _, e := range res.Entries {
 		p := filepath.Join(r.root, filepath.FromSlash(e.Path))
-		if e.Type == "dir" {
-			h.watchLocked(r, p)
-		}
 		h.noteLocked(r, p, fsnotify.Create)
+		if e.Type == "dir" {
+			h.addTreeLocked(r, p)
+		}
 	}
 }
 
