@@ -58,8 +58,12 @@ export class AppStateStore {
   browserTabs = $derived<BrowserTab[]>((this.state?.browserTabs ?? []).filter((t) => t.spaceId === this.activeSpaceId));
   /** The active space's layout. */
   layout = $derived<Layout>({ ...DEFAULT_LAYOUT, ...(this.activeSpace?.layout ?? {}) });
-  /** The tabs of each pane of the active space, in strip order (the order they were opened). */
-  primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary'));
+  /**
+   * The tabs of each pane of the active space, in strip order (the order
+   * they were opened). Without a split every tab is on the left, also those
+   * the backend has not moved back yet (Ctrl+\\ patches the layout first).
+   */
+  primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary', !this.layout.split));
   secondaryItems = $derived<PaneItem[]>(this.layout.split ? paneItems(this.browserTabs, this.tabs, 'secondary') : []);
   /** The tab the focused pane shows: what Ctrl+W closes. */
   focusedItem = $derived<PaneItem | undefined>(this.shown(this.layout.focusedPane));
@@ -277,15 +281,19 @@ export class AppStateStore {
 
 /**
  * The tabs of one pane in strip order: browser and workspace tabs in the
- * order they were opened (a new tab of either kind comes last).
+ * order they were opened (a new tab of either kind comes last). With
+ * everyPane, the tabs of both panes are listed as pane's: the left strip
+ * of a space whose split has just been closed shows the right pane's tabs
+ * at once, in their final places, instead of adding them when the
+ * backend's answer is read back.
  */
-export function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane): PaneItem[] {
+export function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane, everyPane = false): PaneItem[] {
   const out: (PaneItem & { at: number })[] = [];
   for (const t of browser) {
-    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t, at: t.createdAt ?? 0 });
+    if (everyPane || (t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t, at: t.createdAt ?? 0 });
   }
   for (const t of workspace) {
-    if ((t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t, at: t.createdAt ?? 0 });
+    if (everyPane || (t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t, at: t.createdAt ?? 0 });
   }
   // A stable sort: tabs opened in the same millisecond keep browser-first order.
   out.sort((a, b) => a.at - b.at);

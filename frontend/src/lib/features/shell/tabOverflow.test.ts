@@ -36,4 +36,14 @@ describe('strip order', () => {
     expect(items.map((i) => i.id)).toEqual(['b1', 'w1', 'w2', 'b2']);
     expect(paneItems([b('b1', 1, 'secondary')], [w('w1', 10)], 'primary').map((i) => i.id)).toEqual(['w1']);
   });
+
+  it('lists the right pane\'s tabs in their final places once the split is closed, before the backend moves them', () => {
+    const tabs = [w('t1', 1), { ...w('t2', 2) }, w('t3', 3)];
+    tabs[0].pane = 'secondary';
+    tabs[2].pane = 'secondary';
+    expect(paneItems([], tabs, 'primary').map((i) => i.id)).toEqual(['t2']);
+    const all = paneItems([b('b1', 4, 'secondary')], tabs, 'primary', true);
+    expect(all.map((i) => i.id)).toEqual(['t1', 't2', 't3', 'b1']);
+    expect(all.every((i) => i.pane === 'primary')).toBe(true);
+  });
 });
