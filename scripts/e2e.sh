@@ -73,6 +73,8 @@ if [ "$rc" -ne 0 ]; then
   # The whole log stays for a look (CI shows where); a crash is shown from
   # its first line, which a tail of a goroutine dump would miss.
   mkdir -p build/bin && cp "$tmp/app.log" build/bin/e2e-app.log 2>/dev/null || true
+  # meith's own log (what the runtime did, shutdown steps included).
+  cp "$MEITH_USER_DATA/logs.jsonl" build/bin/e2e-meith-logs.jsonl 2>/dev/null || true
   if grep -nE '^(panic:|fatal error:|SIG[A-Z]+: )' "$tmp/app.log" >/dev/null 2>&1; then
     echo "--- app crash (from its first line; the whole log is build/bin/e2e-app.log) ---" >&2
     awk '/^(panic:|fatal error:|SIG[A-Z]+: )/ {on = 1} on && n++ < 60' "$tmp/app.log" >&2 || true

@@ -94,7 +94,7 @@ export class App {
     const { createWriteStream } = await import('node:fs');
     const log = createWriteStream(env.logFile, { flags: 'a' });
     const child = spawn(env.devBin, [], {
-      env: { ...process.env, assetdir: 'frontend/dist', devserver: `127.0.0.1:${env.port}` },
+      env: { ...process.env, GOTRACEBACK: 'all', assetdir: 'frontend/dist', devserver: `127.0.0.1:${env.port}` },
       cwd: new globalThis.URL('../..', import.meta.url).pathname,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -115,13 +115,19 @@ export class App {
     }
   }
 
-  /** SIGTERM, then SIGKILL after 10 s; resolves with the exit status. */
+  /**
+   * SIGTERM; after 10 s SIGQUIT (the Go runtime writes every goroutine's
+   * stack to the app log, so a shutdown that hangs says where), then
+   * SIGKILL 3 s later. Resolves with the exit status.
+   */
   async stop() {
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.kill('SIGTERM');
-      const t = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+      const quit = setTimeout(() => this.child.kill('SIGQUIT'), 10_000);
+      const kill = setTimeout(() => this.child.kill('SIGKILL'), 13_000);
       const r = await this.exited;
-      clearTimeout(t);
+      clearTimeout(quit);
+      clearTimeout(kill);
       rmSync(env.pidFile, { force: true });
       return r;
     }

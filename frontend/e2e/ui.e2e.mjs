@@ -183,11 +183,20 @@ describe('meith UI with the real backend', { concurrency: false }, () => {
   });
 
   test('split: Ctrl+\\ splits, tabs drag between panes, the divider resizes, the right edge splits', { timeout: 60_000 }, async () => {
-    // A fresh space with three editor tabs.
+    // A fresh space with three editor tabs. The new space must be the active
+    // one in the backend and in the page before a tab is added: an empty
+    // space active before the click would pass a bare "no tabs" check.
+    const known = new Set((await cli('list_spaces')).spaces.map((s) => s.id));
     await page.getByRole('navigation', { name: 'Spaces' }).getByRole('button', { name: 'New space' }).click();
     const primary = page.getByRole('tablist', { name: 'Primary pane tabs' });
     const secondary = page.getByRole('tablist', { name: 'Secondary pane tabs' });
-    await eventually(async () => assert.equal((await activeSpace()).tabs.length, 0));
+    await eventually(async () => {
+      const s = await activeSpace();
+      assert.ok(!known.has(s.space.id), 'the new space is active');
+      assert.equal(s.tabs.length, 0);
+    });
+    const fresh = (await activeSpace()).space.id;
+    await page.waitForFunction((id) => document.querySelector('[aria-label="Spaces"] [aria-current="true"]')?.getAttribute('data-space-id') === id, fresh);
     for (let i = 1; i <= 3; i++) {
       await primary.getByRole('button', { name: 'New editor tab in the primary pane' }).click();
       await eventually(async () => assert.equal((await activeSpace()).tabs.length, i));
