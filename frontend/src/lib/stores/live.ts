@@ -71,3 +71,28 @@ export function liveStore<P = unknown>(topic: HintTopic, load: () => Promise<voi
     },
   };
 }
+
+/**
+ * The start, stop and refresh of a store whose data follows one topic: they
+ * go to its liveStore. A store that does more when it starts or stops
+ * (other subscriptions, timers) writes its own.
+ */
+export abstract class LiveModel {
+  protected abstract readonly hints: LiveStore;
+
+  /** Subscribes to the store's topic and reads; returns stop. */
+  start(): () => void {
+    this.hints.start();
+    return () => this.stop();
+  }
+
+  /** Unsubscribes. */
+  stop(): void {
+    this.hints.stop();
+  }
+
+  /** Re-reads (calls during a read coalesce into one more). */
+  refresh(): Promise<void> {
+    return this.hints.refresh();
+  }
+}
