@@ -215,3 +215,18 @@ describe('LiveModel', () => {
     expect(fake.count('approvals_changed')).toBe(0);
   });
 });
+
+describe('liveStore follow', () => {
+  it('marks the store live while it hears hints, and not once stopped or when subscribing fails', async () => {
+    const { load } = counter();
+    const marks: boolean[] = [];
+    const stop = liveStore('logs_appended', load).follow((live) => marks.push(live));
+    expect(fake.count('logs_appended')).toBe(1);
+    stop();
+    expect(fake.count('logs_appended')).toBe(0);
+    fake.failSubscribe = true;
+    liveStore('logs_appended', load).follow((live) => marks.push(live));
+    await settle();
+    expect(marks).toEqual([true, false, false]);
+  });
+});
