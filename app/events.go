@@ -13,14 +13,15 @@ import (
 // frontend instead of pushed. The change hints are named after their topics
 // on the runtime's change bus and carry its payloads unchanged
 // (hint.StateChanged, hint.ApprovalsChanged, hint.LogsAppended,
-// hint.GitChanged, hint.ProcessChanged, hint.AgentChanged,
-// hint.FilesChanged).
+// hint.AuditAppended, hint.GitChanged, hint.ProcessChanged,
+// hint.AgentChanged, hint.FilesChanged).
 const (
 	EventToolEvent        = "tool_event"
 	EventToolResult       = "tool_result"
 	EventApprovalsChanged = hint.TopicApprovals
 	EventStateChanged     = hint.TopicState
 	EventLogsAppended     = hint.TopicLogs
+	EventAuditAppended    = hint.TopicAudit
 	EventGitChanged       = hint.TopicGit
 	EventProcessChanged   = hint.TopicProcess
 	EventAgentChanged     = hint.TopicAgent

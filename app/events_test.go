@@ -308,6 +308,7 @@ func TestEveryHintIsForwardedAsTheEventOfItsTopic(t *testing.T) {
 		{hint.ApprovalsChanged{Kind: "pending", ID: "appr_1", Pending: 1}, EventApprovalsChanged, `{"kind":"pending","id":"appr_1","pending":1}`},
 		{hint.GitChanged{Root: "/repo", Count: 3}, EventGitChanged, `{"root":"/repo","count":3}`},
 		{hint.LogsAppended{Count: 1}, EventLogsAppended, `{"count":1}`},
+		{hint.AuditAppended{Count: 2}, EventAuditAppended, `{"count":2}`},
 		{hint.ProcessChanged{Kind: "terminal", ID: "term_1"}, EventProcessChanged, `{"kind":"terminal","id":"term_1"}`},
 		{hint.AgentChanged{SessionID: "sess_1", Kind: "sessions"}, EventAgentChanged, `{"sessionId":"sess_1","kind":"sessions"}`},
 		{hint.NewFilesChanged("/ws", []string{"a.txt"}), EventFilesChanged, `{"root":"/ws","paths":["a.txt"],"count":1}`},

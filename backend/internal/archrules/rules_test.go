@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -181,6 +182,41 @@ func TestRulesCatchViolations(t *testing.T) {
 	for _, name := range []string{"protocol is a leaf", "Wails", "chromedp", "go-git", "CLI stays thin", "do not import each other", "internal helpers", "engines do not import"} {
 		if !slices.ContainsFunc(got, func(v string) bool { return strings.Contains(v, name) }) {
 			t.Errorf("no violation of the rule about %q was found", name)
+		}
+	}
+}
+
+// TestArchitectureListsEveryPackage: docs/ARCHITECTURE.md's package table
+// names every package of the module (the benchmarks as bench/cmd/*), so a
+// new package cannot leave the map a newcomer reads behind.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	doc, err := os.ReadFile("../../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(line, "|") {
+			continue
+		}
+		for _, f := range strings.Split(cells[2], "`") {
+			listed[strings.TrimSpace(f)] = true
+		}
+	}
+	for p := range listPackages(t) {
+		rel := strings.TrimPrefix(p, mod)
+		switch {
+		case p+"/" == mod:
+			rel = "main.go"
+		case strings.HasPrefix(rel, "bench/cmd/"):
+			rel = "bench/cmd/*"
+		}
+		if !listed[rel] {
+			t.Errorf("docs/ARCHITECTURE.md's package table has no row for %s", rel)
 		}
 	}
 }

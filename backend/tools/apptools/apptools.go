@@ -42,8 +42,8 @@ type Deps struct {
 	SocketPath func() string
 	Logger     *applog.Logger
 	Registry   *registry.Registry
-	// Checks returns the checks of other services (browser, processes,
-	// agents, … as later issues add them). May be nil.
+	// Checks returns the checks of other services (the instance gives
+	// browser, processes, agents and permissions). May be nil.
 	Checks func(ctx context.Context) []Check
 	// Collections lists the durable files under UserData for the storage
 	// check (e.g. "audit" → audit.jsonl).

@@ -140,7 +140,7 @@ export interface ApprovalsChangedPayload {
   pending: number;
 }
 
-/** The Wails events the Go side emits (app/binding.go). */
+/** The Wails events the Go side emits (app/events.go; the hint topics are backend/hint's). */
 export const Topics = {
   toolEvent: 'tool_event',
   toolResult: 'tool_result',

@@ -10,7 +10,7 @@ import {
   type WorkspaceTab,
   type WorkspaceTabKind,
 } from '../bridge';
-import { liveStore } from './live';
+import { liveStore, LiveModel } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
 /** The layout of a space that has none yet (backend/state DefaultLayout). */
@@ -42,7 +42,7 @@ export const PALETTE = ['#6366f1', '#10b981', '#f59e0b', '#ef4444', '#0ea5e9', '
  * performs every change as a tool call. Failed actions become toasts and
  * resolve to undefined; they never throw.
  */
-export class AppStateStore {
+export class AppStateStore extends LiveModel {
   state = $state<AppState | null>(null);
   /** True until the first read finished (ok or not). */
   loading = $state(true);
@@ -73,22 +73,8 @@ export class AppStateStore {
   workspaceTabCount = $derived(this.state?.workspaceTabs.length ?? 0);
   browserTabCount = $derived(this.state?.browserTabs.length ?? 0);
 
-  private hints = liveStore(Topics.stateChanged, () => this.load(), { onError: (err) => (this.error = errorText(err)) });
-
-  /** Subscribes to state_changed and reads the state; returns stop. */
-  start(): () => void {
-    this.hints.start();
-    return () => this.stop();
-  }
-
-  stop(): void {
-    this.hints.stop();
-  }
-
-  /** Re-reads the state. Calls that arrive while a read runs coalesce into one more read. */
-  refresh(): Promise<void> {
-    return this.hints.refresh();
-  }
+  /** Follows state_changed: start, stop and refresh (LiveModel) re-read the state. */
+  protected readonly hints = liveStore(Topics.stateChanged, () => this.load(), { onError: (err) => (this.error = errorText(err)) });
 
   private async load(): Promise<void> {
     try {

@@ -5,33 +5,19 @@ import {
   type ApprovalDecision,
   type ApprovalRequest,
 } from '../bridge';
-import { liveStore } from './live';
+import { liveStore, LiveModel } from './live';
 import { humanizeError } from '../errors';
 
 /**
  * Privileged socket calls waiting for the desktop user. The Go side pushes a
  * small "approvals_changed" event; the store then re-reads the list.
  */
-class ApprovalsStore {
+class ApprovalsStore extends LiveModel {
   pending = $state<ApprovalRequest[]>([]);
   error = $state('');
   busy = $state(false);
-  private hints = liveStore(Topics.approvalsChanged, () => this.load(), { onError: (err) => (this.error = message(err)) });
-
-  /** Subscribes to approvals_changed and reads the list; returns stop. */
-  start(): () => void {
-    this.hints.start();
-    return () => this.stop();
-  }
-
-  stop(): void {
-    this.hints.stop();
-  }
-
-  /** Re-reads the list (calls during a read coalesce into one more). */
-  refresh(): Promise<void> {
-    return this.hints.refresh();
-  }
+  /** Follows approvals_changed: start, stop and refresh (LiveModel) re-read the list. */
+  protected readonly hints = liveStore(Topics.approvalsChanged, () => this.load(), { onError: (err) => (this.error = message(err)) });
 
   private async load(): Promise<void> {
     try {

@@ -28,7 +28,7 @@ vi.mock('../bridge', async (importOriginal) => {
   return { ...real, subscribe: vi.fn(fake.subscribe) };
 });
 
-const { liveStore } = await import('./live');
+const { liveStore, LiveModel } = await import('./live');
 
 const settle = async () => {
   for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 1));
@@ -192,5 +192,41 @@ describe('liveStore', () => {
     live.stop();
     await vi.advanceTimersByTimeAsync(5000);
     expect(reads.n - afterStart).toBe(3);
+  });
+});
+
+describe('LiveModel', () => {
+  it("forwards start, stop and refresh to the store's liveStore", async () => {
+    const { c, load } = counter();
+    class Model extends LiveModel {
+      protected readonly hints = liveStore('approvals_changed', load);
+    }
+    const m = new Model();
+    const stop = m.start();
+    await settle();
+    expect(fake.count('approvals_changed')).toBe(1);
+    expect(c.reads).toBe(1);
+    await m.refresh();
+    expect(c.reads).toBe(2);
+    stop();
+    expect(fake.count('approvals_changed')).toBe(0);
+    m.start();
+    m.stop();
+    expect(fake.count('approvals_changed')).toBe(0);
+  });
+});
+
+describe('liveStore follow', () => {
+  it('marks the store live while it hears hints, and not once stopped or when subscribing fails', async () => {
+    const { load } = counter();
+    const marks: boolean[] = [];
+    const stop = liveStore('logs_appended', load).follow((live) => marks.push(live));
+    expect(fake.count('logs_appended')).toBe(1);
+    stop();
+    expect(fake.count('logs_appended')).toBe(0);
+    fake.failSubscribe = true;
+    liveStore('logs_appended', load).follow((live) => marks.push(live));
+    await settle();
+    expect(marks).toEqual([true, false, false]);
   });
 });

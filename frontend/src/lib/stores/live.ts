@@ -29,6 +29,11 @@ export interface LiveStore {
   stop(): void;
   /** Re-reads. Calls that arrive while a read runs coalesce into one more read. */
   refresh(): Promise<void>;
+  /**
+   * Starts, and tells onLive whether the store hears the topic's hints
+   * (false again once the returned stop ran): a panel's "live" mark.
+   */
+  follow(onLive: (live: boolean) => void): () => void;
   /** True while the store hears the topic's hints. */
   readonly subscribed: boolean;
 }
@@ -49,25 +54,59 @@ export function liveStore<P = unknown>(topic: HintTopic, load: () => Promise<voi
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
   };
-  return {
-    start() {
-      if (!off) {
-        try {
-          off = subscribe<P>(topic, (payload) => {
-            if (!opts.accept || opts.accept(payload)) onHint(payload);
-          });
-        } catch (err) {
-          opts.onError?.(err);
-        }
+  const start = () => {
+    if (!off) {
+      try {
+        off = subscribe<P>(topic, (payload) => {
+          if (!opts.accept || opts.accept(payload)) onHint(payload);
+        });
+      } catch (err) {
+        opts.onError?.(err);
       }
-      if (opts.fallbackMs && timer === undefined) timer = setInterval(() => void refresh(), opts.fallbackMs);
-      if (opts.readOnStart !== false) void refresh();
-      return stop;
-    },
+    }
+    if (opts.fallbackMs && timer === undefined) timer = setInterval(() => void refresh(), opts.fallbackMs);
+    if (opts.readOnStart !== false) void refresh();
+    return stop;
+  };
+  return {
+    start,
     stop,
     refresh,
+    follow(onLive) {
+      start();
+      onLive(off !== null);
+      return () => {
+        stop();
+        onLive(false);
+      };
+    },
     get subscribed() {
       return off !== null;
     },
   };
+}
+
+/**
+ * The start, stop and refresh of a store whose data follows one topic: they
+ * go to its liveStore. A store that does more when it starts or stops
+ * (other subscriptions, timers) writes its own.
+ */
+export abstract class LiveModel {
+  protected abstract readonly hints: LiveStore;
+
+  /** Subscribes to the store's topic and reads; returns stop. */
+  start(): () => void {
+    this.hints.start();
+    return () => this.stop();
+  }
+
+  /** Unsubscribes. */
+  stop(): void {
+    this.hints.stop();
+  }
+
+  /** Re-reads (calls during a read coalesce into one more). */
+  refresh(): Promise<void> {
+    return this.hints.refresh();
+  }
 }

@@ -43,12 +43,7 @@ export class LogsStore {
 
   /** Reads now and again on every logs_appended hint until the returned stop is called. */
   follow(): () => void {
-    const stop = this.hints.start();
-    this.live = this.hints.subscribed;
-    return () => {
-      stop();
-      this.live = false;
-    };
+    return this.hints.follow((live) => (this.live = live));
   }
 }
 

@@ -23,7 +23,7 @@ import { findTabOnPort, localURL, newPorts, portAction, portMap, type PortMap } 
 import { newestFirst, runningSummary, serverLabel } from '../features/processes/status';
 import { appState } from './appState.svelte';
 import { browser } from './browser.svelte';
-import { liveStore } from './live';
+import { liveStore, LiveModel } from './live';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 import { ui } from './ui.svelte';
 
@@ -53,7 +53,7 @@ function listOf<T>(content: unknown, key: string): T[] {
   return Array.isArray(inner) ? (inner as T[]) : [];
 }
 
-export class ProcessesStore {
+export class ProcessesStore extends LiveModel {
   servers = $state<DevServer[]>([]);
   terminals = $state<TerminalSession[]>([]);
   /** get_process_tree's list (read only while somebody watches it). */
@@ -78,20 +78,11 @@ export class ProcessesStore {
   private claims = new Set<PortClaim>();
   private ports: PortMap | null = null;
   private tabTerminals: Map<string, string> | null = null; // terminal id → tab id
-  private hints = liveStore(Topics.processChanged, () => this.load(), {
+  /** Follows process_changed (start, stop and refresh: LiveModel), with a fallback re-read. */
+  protected readonly hints = liveStore(Topics.processChanged, () => this.load(), {
     fallbackMs: FALLBACK_MS,
     onError: (err) => (this.error = errorText(err)),
   });
-
-  /** Subscribes to process_changed and reads; returns stop. */
-  start(): () => void {
-    this.hints.start();
-    return () => this.stop();
-  }
-
-  stop(): void {
-    this.hints.stop();
-  }
 
   /** Stops and forgets everything read and seen (the ports, the tabs' terminals). */
   reset(): void {
@@ -106,11 +97,6 @@ export class ProcessesStore {
     this.clears = {};
     this.ports = null;
     this.tabTerminals = null;
-  }
-
-  /** Re-reads (calls during a read coalesce into one more). */
-  refresh(): Promise<void> {
-    return this.hints.refresh();
   }
 
   /** Reads get_process_tree too until the returned stop is called (the Processes panel). */

@@ -11,7 +11,7 @@
 import { openFolderDialog, Topics, type StateChangedPayload } from '../bridge';
 import { projectTools, type Project, type ProjectOpenResult, type RunConfig } from '../features/run/projectTools';
 import { appState } from './appState.svelte';
-import { liveStore } from './live';
+import { liveStore, LiveModel } from './live';
 import { processes } from './processes.svelte';
 import { errorText, resultError } from './toasts.svelte';
 import { ui } from './ui.svelte';
@@ -19,7 +19,7 @@ import { ui } from './ui.svelte';
 /** An action's outcome: its content, or the error to show. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
-export class ProjectsStore {
+export class ProjectsStore extends LiveModel {
   list = $state<Project[]>([]);
   /** Why the last read failed ('' when it did not). */
   error = $state('');
@@ -28,24 +28,11 @@ export class ProjectsStore {
   /** The active space's project. */
   active = $derived<Project | undefined>(this.forSpace(appState.activeSpaceId, appState.activeSpace?.projectId));
 
-  private hints = liveStore<StateChangedPayload>(Topics.stateChanged, () => this.load(), {
+  /** Follows the state_changed hints that may concern projects (start, stop and refresh: LiveModel). */
+  protected readonly hints = liveStore<StateChangedPayload>(Topics.stateChanged, () => this.load(), {
     accept: (p) => p?.kind !== 'tabs' && p?.kind !== 'settings',
     onError: (err) => (this.error = errorText(err)),
   });
-
-  /** Subscribes to state_changed and reads; returns stop. */
-  start(): () => void {
-    this.hints.start();
-    return () => this.stop();
-  }
-
-  stop(): void {
-    this.hints.stop();
-  }
-
-  refresh(): Promise<void> {
-    return this.hints.refresh();
-  }
 
   /** The project of a space (by the space's projectId, else by the project's spaceId). */
   forSpace(spaceId: string, projectId?: string | null): Project | undefined {

@@ -153,12 +153,7 @@ export class AuditStore {
 
   /** Reads now and on every audit hint until the returned stop is called. */
   follow(): () => void {
-    const stop = this.hints.start();
-    this.live = this.hints.subscribed;
-    return () => {
-      stop();
-      this.live = false;
-    };
+    return this.hints.follow((live) => (this.live = live));
   }
 }
 

@@ -6,7 +6,7 @@ import type { IdentitySuggestion } from './gitIdentity';
 import { defaultSettings } from '../../testing/settings';
 
 // An in-memory backend: app_get_state answers with the state, and
-// set_app_settings merges a git patch the way backend/tools/settings does
+// set_app_settings merges a git patch the way backend/tools/settingstools does
 // (a given identityProfiles replaces the list and drops an active id that
 // is no longer in it; ids must start with "gitacct_"; the active id must exist).
 const fake = vi.hoisted(() => ({
