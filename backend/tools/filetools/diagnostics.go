@@ -77,11 +77,11 @@ func (t *diagnostics) get(ctx context.Context, call *registry.Call, in Diagnosti
 		fi, err := os.Stat(target.Abs)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return DiagnosticsResult{}, registry.InvalidArg("path", "no such file: "+in.Path)
+			return DiagnosticsResult{}, registry.InvalidArg("path", "path: no such file: "+in.Path)
 		case err != nil:
-			return DiagnosticsResult{}, registry.InvalidArg("path", "cannot be read: "+in.Path)
+			return DiagnosticsResult{}, registry.InvalidArg("path", "path: cannot be read: "+in.Path)
 		case fi.IsDir():
-			return DiagnosticsResult{}, registry.InvalidArg("path", "is a folder, not a file: "+in.Path)
+			return DiagnosticsResult{}, registry.InvalidArg("path", "path: is a folder, not a file: "+in.Path)
 		}
 		paths = []string{target.Abs}
 	} else if t.openFiles != nil {
@@ -139,11 +139,11 @@ func (t *diagnostics) get(ctx context.Context, call *registry.Call, in Diagnosti
 }
 
 // pathError maps the boundary's refusal to VALIDATION_ERROR naming the
-// field.
+// field, in its details and in its message (as the other file tools do).
 func pathError(err error) error {
 	var pe *files.PathError
 	if errors.As(err, &pe) {
-		return registry.InvalidArg(pe.Field, pe.Reason)
+		return registry.InvalidArg(pe.Field, pe.Error())
 	}
 	return registry.MapError(err, nil)
 }

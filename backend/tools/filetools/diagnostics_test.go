@@ -285,7 +285,8 @@ func TestGetDiagnosticsBoundary(t *testing.T) {
 			raw, _ := json.Marshal(res.Error.Details)
 			var details registry.ValidationDetails
 			_ = json.Unmarshal(raw, &details)
-			if len(details.Issues) != 1 || details.Issues[0].Path != tc.field || !strings.Contains(res.Error.Message, tc.reason) {
+			if len(details.Issues) != 1 || details.Issues[0].Path != tc.field || !strings.Contains(res.Error.Message, tc.reason) ||
+				!strings.HasPrefix(res.Error.Message, "Invalid arguments: "+tc.field+": ") {
 				t.Errorf("error %s %s, want field %q and %q", res.Error.Message, raw, tc.field, tc.reason)
 			}
 		})

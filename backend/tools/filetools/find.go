@@ -73,7 +73,7 @@ func findError(err error) error {
 	return registry.MapError(err, func(err error) error {
 		var qe *find.QueryError
 		if errors.As(err, &qe) {
-			return registry.InvalidArg(qe.Field, qe.Reason)
+			return registry.InvalidArg(qe.Field, qe.Error()) // "query: is not …": the message names it
 		}
 		return nil
 	})
@@ -87,7 +87,7 @@ func target(sc files.Scope, path string) (files.Target, fs.FileInfo, error) {
 	}
 	fi, err := os.Stat(tg.Abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return files.Target{}, nil, registry.InvalidArg("path", "no such file or folder: "+tg.Rel)
+		return files.Target{}, nil, registry.InvalidArg("path", "path: no such file or folder: "+tg.Rel)
 	}
 	if err != nil {
 		return files.Target{}, nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "cannot read " + tg.Abs + ": " + errText(err)}
@@ -106,7 +106,7 @@ func (t *tools) listFiles(ctx context.Context, call *registry.Call, in ListFiles
 		return ListFilesOutput{}, err
 	}
 	if !fi.IsDir() {
-		return ListFilesOutput{}, registry.InvalidArg("path", "is a file, not a folder: "+tg.Rel+" (read it with workspace_read_file)")
+		return ListFilesOutput{}, registry.InvalidArg("path", "path: is a file, not a folder: "+tg.Rel+" (read it with workspace_read_file)")
 	}
 	res, err := find.List(ctx, find.ListOptions{Root: tg.Abs, Base: sc.Cwd, Recursive: in.Recursive,
 		MaxEntries: cmp.Or(in.MaxEntries, 5000), IncludeIgnored: in.IncludeIgnored, Stat: !in.Recursive})

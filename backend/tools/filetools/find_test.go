@@ -85,6 +85,10 @@ func (e *findEnv) invalid(client protocol.ClientInfo, tool string, args map[stri
 	if len(d.Issues) == 0 || d.Issues[0].Path != field {
 		e.t.Errorf("%s(%v): issues %+v, want one on %s (%s)", tool, args, d.Issues, field, res.Error.Message)
 	}
+	// The message a person reads names the argument too.
+	if !strings.Contains(res.Error.Message, field) {
+		e.t.Errorf("%s(%v): message %q does not name %s", tool, args, res.Error.Message, field)
+	}
 }
 
 func paths(es []find.Entry) []string {
