@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -319,5 +320,30 @@ func TestEveryHintIsForwardedAsTheEventOfItsTopic(t *testing.T) {
 		if b, _ := json.Marshal(e.payload); fmt.Sprintf("%T", e.payload) != fmt.Sprintf("%T", tc.p) || string(b) != tc.json {
 			t.Errorf("%s: payload %#v (%s), want %#v (%s)", tc.event, e.payload, b, tc.p, tc.json)
 		}
+	}
+}
+
+// TestTheWindowKnowsEveryEvent ties the window's list of event names
+// (Topics in frontend/src/lib/bridge/types.ts, written by hand) to the
+// backend's: a topic a new family adds to backend/hint and the window does
+// not name (or a name the backend no longer sends) fails here.
+func TestTheWindowKnowsEveryEvent(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "frontend", "src", "lib", "bridge", "types.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?s)export const Topics = \{(.*?)\} as const;`).FindSubmatch(src)
+	if block == nil {
+		t.Fatal("types.ts has no `export const Topics = { … } as const;`")
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`:\s*'([a-z_]+)'`).FindAllSubmatch(block[1], -1) {
+		got = append(got, string(m[1]))
+	}
+	want := append([]string{EventToolEvent, EventToolResult}, hint.Topics()...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("frontend Topics = %v, want %v (hint.Topics plus the tool events)", got, want)
 	}
 }

@@ -43,6 +43,13 @@ const (
 	TopicAudit     = "audit"
 )
 
+// Topics lists every topic, in the order of the constants above. The
+// window's list of event names (frontend/src/lib/bridge/types.ts) is
+// checked against it by a test of package app.
+func Topics() []string {
+	return []string{TopicState, TopicApprovals, TopicLogs, TopicGit, TopicProcess, TopicAgent, TopicFiles, TopicAudit}
+}
+
 // Payload is the payload of a hint. Its type decides its topic.
 type Payload interface {
 	// Topic names the hint's topic (one of the Topic constants).
