@@ -13,6 +13,7 @@ APT_PACKAGES=(
   xvfb xauth imagemagick xdotool x11-utils                      # headless window tests, screenshots
   chromium git                                                  # browser tools, go-git local clones
   desktop-file-utils groff-base                                 # the .deb's menu entry and man page checks
+  zsh fish                                                      # terminals keep meith on PATH in every shell (else those cases skip)
 )
 
 say() { printf '\n==> %s\n' "$*"; }

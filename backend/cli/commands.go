@@ -210,7 +210,7 @@ var builtins = []struct{ Name, Usage, Summary string }{
 	{"audit", "audit [--denied] [--tool X] [--since 1h] [--follow] [--json]", "Show the audit log of tool calls (--follow: new ones until Ctrl+C)"},
 	{"agent", "agent [--space S] [--cwd DIR] [--session ID] <prompt> | agent list", "Run an agent on a prompt and follow it; list sessions"},
 	{".", ". | <folder>", "Open a folder as a project in the app (project_open), starting meith if needed"},
-	{"new", "new [name]", "Create an app from the app-basic template and open it (project_create)"},
+	{"new", "new [name]", "Create an app from the app-basic template and open it running (project_create)"},
 	{"setup", "setup [--write]", "Print (--write: add once to your shell rc) the line that puts meith on PATH"},
 	{"help", "help [command]", "Show help for meith or one command"},
 }

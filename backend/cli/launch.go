@@ -2,8 +2,9 @@ package cli
 
 // launch.go: the commands that start meith when it is not running —
 // `meith .` / `meith <dir>` (project_open), `meith new [name]`
-// (project_create) — and `meith` with no arguments while it runs (focus its
-// window, see [Focus]). Ensuring a runtime (ensureRuntime) is separate from
+// (project_create, its dev server started) — and `meith` with no arguments
+// while it runs (focus its window, see [Focus]). After an open the app's
+// window is raised, so the folder's space is in front. Ensuring a runtime (ensureRuntime) is separate from
 // the tool each command then calls, so it is tested on its own.
 
 import (
@@ -188,6 +189,9 @@ type openedProject struct {
 	Space *struct {
 		Name string `json:"name"`
 	} `json:"space"`
+	DevServer *struct {
+		Command string `json:"command"`
+	} `json:"devServer"`
 }
 
 // renderOpened prints "Opened <name> (<label>) in space <space>".
@@ -204,16 +208,20 @@ func renderOpened(content json.RawMessage) (string, bool) {
 }
 
 // renderCreated prints "Created <cwd>" and, when it was opened, the
-// Opened line.
+// Opened line and the dev server's command ("Running npm run dev").
 func renderCreated(content json.RawMessage) (string, bool) {
 	var o openedProject
 	if json.Unmarshal(content, &o) != nil || o.Cwd == "" {
 		return "", false
 	}
+	out := "Created " + o.Cwd
 	if opened, ok := renderOpened(content); ok {
-		return "Created " + o.Cwd + "\n" + opened, true
+		out += "\n" + opened
 	}
-	return "Created " + o.Cwd, true
+	if o.DevServer != nil && o.DevServer.Command != "" {
+		out += "\nRunning " + o.DevServer.Command
+	}
+	return out, true
 }
 
 // expandHome expands a leading "~" or "~/".
@@ -260,16 +268,27 @@ func (r *runner) openFolder(ctx context.Context, dir string, rest []string) int 
 		return code
 	}
 	defer c.Close()
-	return r.callOn(ctx, c, t, "project_open", map[string]any{"cwd": dir}, renderOpened)
+	return r.raiseAfter(ctx, c, r.callOn(ctx, c, t, "project_open", map[string]any{"cwd": dir}, renderOpened))
+}
+
+// raiseAfter asks the app to raise its window (app_focus_window) when the
+// open that returned code succeeded, so the opened space is in front; it
+// says nothing (a headless runtime has no window) and returns code.
+func (r *runner) raiseAfter(ctx context.Context, c conn, code int) int {
+	if code == exitOK {
+		_, _ = c.Call(ctx, "app_focus_window", json.RawMessage(`{}`), client.CallOptions{ClientInfo: clientInfo(), Timeout: 10 * time.Second})
+	}
+	return code
 }
 
 // newProject is `meith new [name]`: project_create {template: "app-basic",
-// name?}, starting the app first when none runs.
+// name?, startDevServer: true} (the new app opens running), starting the
+// app first when none runs.
 func (r *runner) newProject(ctx context.Context, rest []string) int {
 	if len(rest) > 1 {
 		return r.p.usage("meith new takes at most one name (quote a name with spaces).")
 	}
-	args := map[string]any{"template": "app-basic"}
+	args := map[string]any{"template": "app-basic", "startDevServer": true}
 	if len(rest) == 1 {
 		args["name"] = rest[0]
 	}
@@ -278,7 +297,7 @@ func (r *runner) newProject(ctx context.Context, rest []string) int {
 		return code
 	}
 	defer c.Close()
-	return r.callOn(ctx, c, t, "project_create", args, renderCreated)
+	return r.raiseAfter(ctx, c, r.callOn(ctx, c, t, "project_create", args, renderCreated))
 }
 
 // Focus is `meith` with no arguments while meith runs: it asks the newest

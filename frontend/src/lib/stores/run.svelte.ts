@@ -30,7 +30,7 @@ export class RunStore {
   armed = $state<ArmedOpen | null>(null);
 
   project = $derived(projects.active);
-  config = $derived(this.project ? effectiveRunConfig(this.project) : null);
+  config = $derived(this.project ? effectiveRunConfig(this.project, appState.settings?.defaultPackageManager) : null);
   command = $derived<RunCommand | undefined>(this.config ? defaultCommand(this.config) : undefined);
   others = $derived<RunCommand[]>(this.config ? otherCommands(this.config) : []);
   servers = $derived<ProjectDevServer[]>(this.project ? projectServers(processes.servers, this.project.id) : []);

@@ -38,6 +38,33 @@ describe('which command Run runs', () => {
   });
 });
 
+describe('the detected commands of a project without a lockfile', () => {
+  // As DefaultRunConfig: the package.json scripts go through the
+  // defaultPackageManager setting (else npm); other commands stay.
+  const noLock: Detection = {
+    ...detection([
+      { id: 'script-dev', label: 'dev', command: 'npm run dev', isDevServer: true },
+      { id: 'script-start', label: 'start', command: 'npm run start', isDevServer: true },
+      { id: 'make-dev', label: 'make dev', command: 'make dev', isDevServer: true },
+    ]),
+    packageManager: 'npm', lockfile: false, scripts: [{ name: 'dev', command: 'vite' }, { name: 'start', command: 'vite preview' }],
+  };
+  it.each([
+    { setting: 'pnpm', want: ['pnpm dev', 'pnpm start', 'make dev'] },
+    { setting: 'bun', want: ['bun run dev', 'bun run start', 'make dev'] },
+    { setting: 'unknown', want: ['npm run dev', 'npm run start', 'make dev'] },
+    { setting: undefined, want: ['npm run dev', 'npm run start', 'make dev'] },
+  ])('defaultPackageManager $setting', ({ setting, want }) => {
+    expect(effectiveRunConfig({ runConfig: null, detection: noLock }, setting).commands.map((c) => c.command)).toEqual(want);
+  });
+  it('a lockfile wins over the setting, and a saved configuration is kept as it is', () => {
+    const locked = { ...noLock, packageManager: 'yarn', lockfile: true };
+    expect(effectiveRunConfig({ runConfig: null, detection: locked }, 'pnpm').commands.map((c) => c.command)).toEqual(['npm run dev', 'npm run start', 'make dev']);
+    const saved = { commands: [cmd('script-dev')], defaultCommandId: 'script-dev', env: {} };
+    expect(effectiveRunConfig({ runConfig: saved, detection: noLock }, 'pnpm').commands).toEqual(saved.commands);
+  });
+});
+
 describe('the run state from the project servers', () => {
   it.each<{ name: string; servers: Partial<ProjectDevServer>[]; state: string; port: number | null; id?: string }>([
     { name: 'none: idle', servers: [], state: 'idle', port: null },

@@ -16,16 +16,36 @@ export interface EffectiveRunConfig {
   detected: boolean;
 }
 
+const packageManagers = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+
+/**
+ * The detected commands as the backend runs them: without a Node lockfile
+ * the package.json scripts ("script-<name>") go through the
+ * defaultPackageManager setting (else npm), as DefaultRunConfig does.
+ */
+function detectedCommands(detection: Project['detection'] | undefined, defaultPackageManager: string | undefined): RunCommand[] {
+  const commands = detection?.commands ?? [];
+  if (!detection?.hasPackageJson || detection.lockfile) return commands;
+  const pm = defaultPackageManager && packageManagers.has(defaultPackageManager) ? defaultPackageManager : 'npm';
+  const scripts = new Set((detection.scripts ?? []).map((s) => s.name));
+  return commands.map((c) => {
+    const name = c.id.startsWith('script-') ? c.id.slice('script-'.length) : '';
+    if (!name || !scripts.has(name)) return c;
+    return { ...c, command: pm === 'npm' || pm === 'bun' ? `${pm} run ${name}` : `${pm} ${name}` };
+  });
+}
+
 /**
  * The configuration Run uses: the saved one, else the detected commands
- * (default: the first dev server, else the first; as DefaultRunConfig).
+ * (default: the first dev server, else the first; scripts of a project
+ * without a lockfile through defaultPackageManager; as DefaultRunConfig).
  */
-export function effectiveRunConfig(project: Pick<Project, 'runConfig' | 'detection'>): EffectiveRunConfig {
+export function effectiveRunConfig(project: Pick<Project, 'runConfig' | 'detection'>, defaultPackageManager?: string): EffectiveRunConfig {
   const saved = project.runConfig;
   if (saved) {
     return { commands: saved.commands ?? [], defaultCommandId: saved.defaultCommandId ?? '', env: saved.env ?? {}, detected: false };
   }
-  const commands = project.detection?.commands ?? [];
+  const commands = detectedCommands(project.detection, defaultPackageManager);
   const first = commands.find((c) => c.isDevServer) ?? commands[0];
   return { commands, defaultCommandId: first?.id ?? '', env: {}, detected: true };
 }
