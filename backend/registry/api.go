@@ -40,6 +40,11 @@ type Tool struct {
 	// MaxTimeout is the hard cap of a call whose events keep extending its
 	// timeout; zero means Options.MaxTimeout, else protocol.MaxToolTimeoutMs.
 	MaxTimeout time.Duration
+	// ArgCapabilities, when set, names the capabilities a call needs
+	// beyond Capabilities because of its validated arguments (a flag that
+	// also starts a process, say). The authorizer decides on the union, so
+	// an argument cannot do more than the caller may.
+	ArgCapabilities func(args json.RawMessage) []protocol.Capability
 }
 
 // Peer describes the process on the other end of a socket connection, read

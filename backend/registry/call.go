@@ -129,6 +129,9 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 			ValidationDetails{Issues: issues}))
 	}
 	rec.Args = args
+	if e.tool.ArgCapabilities != nil {
+		rec.Capabilities = slices.Clone(e.capabilitiesFor(args))
+	}
 
 	// The call's context ends when the caller cancels, at shutdown, and (from
 	// step 6) at the timeout.
@@ -241,7 +244,7 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		Tool: protocol.ToolDescriptor{
 			Name:         e.desc.Name,
 			Description:  e.desc.Description,
-			Capabilities: e.desc.Capabilities,
+			Capabilities: e.capabilitiesFor(args),
 		},
 		Client: req.Client,
 		Peer:   req.Peer,
@@ -255,7 +258,7 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 			return r.authResult(ctx, req.ToolName, err)
 		}
 	}
-	areq.Tool.Capabilities = slices.Clone(e.desc.Capabilities)
+	areq.Tool.Capabilities = slices.Clone(areq.Tool.Capabilities)
 	areq.Args = slices.Clone(args)
 	decided := make(chan error, 1)
 	go func() {
@@ -551,4 +554,19 @@ func (c *Call) Path(p string) string {
 		return abs
 	}
 	return filepath.Clean(p)
+}
+
+// capabilitiesFor is what a call with args needs: the tool's capabilities
+// and those its arguments add ([Tool.ArgCapabilities]), each once.
+func (e *entry) capabilitiesFor(args []byte) []protocol.Capability {
+	if e.tool.ArgCapabilities == nil {
+		return e.desc.Capabilities
+	}
+	caps := e.desc.Capabilities
+	for _, c := range e.tool.ArgCapabilities(args) {
+		if !slices.Contains(caps, c) {
+			caps = append(slices.Clip(caps), c)
+		}
+	}
+	return caps
 }

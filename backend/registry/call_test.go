@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -910,6 +911,62 @@ func TestHardCapPrecedence(t *testing.T) {
 		r := New(Options{MaxTimeout: tt.def})
 		if got := r.hardCapFor(&entry{tool: Tool{MaxTimeout: tt.tool}}, tt.timeout); got != tt.want {
 			t.Errorf("hardCapFor(tool %v, default %v, timeout %v) = %v, want %v", tt.tool, tt.def, tt.timeout, got, tt.want)
+		}
+	}
+}
+
+// TestArgCapabilities: a flag that makes a call do more asks for more.
+// The authorizer decides on the tool's capabilities plus those the
+// arguments add, and the audit records the union; without the flag only
+// the tool's own.
+func TestArgCapabilities(t *testing.T) {
+	var audit auditLog
+	var seen []protocol.Capability
+	auth := authFunc(func(_ context.Context, req AuthRequest) error {
+		seen = req.Tool.Capabilities
+		if slices.Contains(req.Tool.Capabilities, protocol.CapStartsProcess) {
+			return &protocol.ToolError{Code: protocol.CodePermissionDenied, Message: "no grant for starts-process"}
+		}
+		return nil
+	})
+	r := New(Options{Authorizer: auth, Audit: audit.record})
+	type openIn struct {
+		Run bool `json:"run,omitempty"`
+	}
+	var ran atomic.Int32
+	Register(r, Tool{Name: "open", Description: "Open a thing.", Capabilities: []protocol.Capability{protocol.CapWritesFiles},
+		ArgCapabilities: func(args json.RawMessage) []protocol.Capability {
+			var in openIn
+			if json.Unmarshal(args, &in) == nil && in.Run {
+				return []protocol.Capability{protocol.CapStartsProcess, protocol.CapWritesFiles}
+			}
+			return nil
+		}},
+		func(context.Context, *Call, openIn) (any, error) { ran.Add(1); return nil, nil })
+
+	for _, tc := range []struct {
+		args     string
+		wantCaps []protocol.Capability
+		wantCode protocol.ErrorCode
+	}{
+		{`{}`, []protocol.Capability{protocol.CapWritesFiles}, ""},
+		{`{"run":false}`, []protocol.Capability{protocol.CapWritesFiles}, ""},
+		{`{"run":true}`, []protocol.Capability{protocol.CapWritesFiles, protocol.CapStartsProcess}, protocol.CodePermissionDenied},
+	} {
+		before := ran.Load()
+		res := r.Call(context.Background(), Request{ToolName: "open", Args: json.RawMessage(tc.args),
+			Client: protocol.ClientInfo{Caller: protocol.CallerCLI}})
+		if codeOf(res) != tc.wantCode {
+			t.Errorf("Call(open %s) = %s, want %q", tc.args, codeOf(res), tc.wantCode)
+		}
+		if !reflect.DeepEqual(seen, tc.wantCaps) {
+			t.Errorf("Call(open %s): the authorizer saw %v, want %v", tc.args, seen, tc.wantCaps)
+		}
+		if got := audit.all(); !reflect.DeepEqual(got[len(got)-1].Capabilities, tc.wantCaps) {
+			t.Errorf("Call(open %s): audited capabilities %v, want %v", tc.args, got[len(got)-1].Capabilities, tc.wantCaps)
+		}
+		if ran := ran.Load() - before; (ran == 1) != (tc.wantCode == "") {
+			t.Errorf("Call(open %s) ran the handler %d times", tc.args, ran)
 		}
 	}
 }

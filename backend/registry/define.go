@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -18,6 +19,8 @@ type Def struct {
 	Capabilities []protocol.Capability
 	Timeout      time.Duration
 	MaxTimeout   time.Duration
+	// ArgCapabilities: see [Tool.ArgCapabilities].
+	ArgCapabilities func(args json.RawMessage) []protocol.Capability
 	// Handler runs the tool; make it with [Handle].
 	Handler Handler
 }
@@ -42,6 +45,6 @@ func RegisterAll(r *Registry, defs []Def) {
 			panic(fmt.Sprintf("registry: register tool %q: nil handler", d.Name))
 		}
 		d.Handler.register(r, Tool{Name: d.Name, Description: d.Description, Capabilities: d.Capabilities,
-			Timeout: d.Timeout, MaxTimeout: d.MaxTimeout})
+			Timeout: d.Timeout, MaxTimeout: d.MaxTimeout, ArgCapabilities: d.ArgCapabilities})
 	}
 }

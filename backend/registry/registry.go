@@ -169,7 +169,8 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 	if e.emptyIssues == nil && plainValue(reflect.TypeFor[In]()) {
 		e.emptyRun, _ = e.bind(e.emptyArgs)
 	}
-	e.readOnly = !slices.ContainsFunc(t.Capabilities, func(c protocol.Capability) bool { return c != protocol.CapReadOnly })
+	e.readOnly = t.ArgCapabilities == nil &&
+		!slices.ContainsFunc(t.Capabilities, func(c protocol.Capability) bool { return c != protocol.CapReadOnly })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {

@@ -13,6 +13,7 @@ package projecttools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 
@@ -153,8 +154,8 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.detect)},
 		{Name: "project_setup_detect", Description: "project_detect plus what setting the folder up needs: .env files (names only), monorepo workspaces, likely port and setup notes (e.g. a missing install).",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.setupDetect)},
-		{Name: "project_open", Description: "Open a folder as a project in its own space (1:1): the same folder always returns its space and makes it active; a new one is detected, recorded, gets a space named after it and an editor tab. Pass spaceId to bind a new project to an existing space without one. startDevServer runs the default run command.",
-			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.open)},
+		{Name: "project_open", Description: "Open a folder as a project in its own space (1:1): the same folder always returns its space and makes it active; a new one is detected, recorded, gets a space named after it and an editor tab. Pass spaceId to bind a new project to an existing space without one. startDevServer runs the default run command (the call then needs starts-process and accesses-network too).",
+			Capabilities: protocol.WritesFiles(), ArgCapabilities: t.openRuns(run), Handler: registry.Handle(t.open)},
 		{Name: "project_start_dev_server", Description: "Start a project's dev server: its default run command, or the package.json script `script` through the project's package manager (yarn.lock + dev → `yarn dev`). The server's output and port show in list_dev_servers and get_process_logs.",
 			Capabilities: run, Handler: registry.Handle(t.startDevServer)},
 		{Name: "project_stop_dev_server", Description: "Stop every running dev server of a project (its whole process group); returns the ids stopped.",
@@ -166,7 +167,7 @@ func Register(r *registry.Registry, d Deps) {
 		{Name: "project_list_templates", Description: "List the project templates (app-basic: a small web app whose dev server prints its port; plugin-basic: a meith plugin skeleton).",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.templates)},
 		{Name: "project_create", Description: "Create a project from a template in the projects folder ($MEITH_PROJECTS_DIR, else $XDG_DOCUMENTS_DIR/meith, else ~/Documents/meith) under a slug of the name that never collides, then (open: true) open it in a new space.",
-			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.create)},
+			Capabilities: protocol.WritesFiles(), ArgCapabilities: t.createRuns(run), Handler: registry.Handle(t.create)},
 		{Name: "project_create_plugin", Description: "Create a meith plugin project from the plugin-basic template in the projects folder, then (open: true) open it in a new space.",
 			Capabilities: protocol.WritesFiles(), Handler: registry.Handle(t.createPlugin)},
 		{Name: "project_prewarm", Description: "Keep `count` ready app projects in the projects folder's prewarm buffer so a new project (project_allocate) is instant; returns how many are ready.",
@@ -184,6 +185,41 @@ func Register(r *registry.Registry, d Deps) {
 type tools struct {
 	p     *project.Service
 	store *state.Store
+}
+
+// startsServer tells whether a call whose startDevServer is start runs a
+// dev server: as asked, else as the autoRunOnOpen setting says.
+func (t *tools) startsServer(start *bool) bool {
+	if start != nil {
+		return *start
+	}
+	return t.store != nil && t.store.Settings().AutoRunOnOpen
+}
+
+// openRuns is project_open's ArgCapabilities: opening with a dev server
+// (asked for, or by autoRunOnOpen) needs what project_start_dev_server
+// needs, so a caller allowed to write files only cannot start a process
+// through it.
+func (t *tools) openRuns(run []protocol.Capability) func(json.RawMessage) []protocol.Capability {
+	return func(args json.RawMessage) []protocol.Capability {
+		var in OpenProjectInput
+		if json.Unmarshal(args, &in) != nil || t.startsServer(in.StartDevServer) {
+			return run
+		}
+		return nil
+	}
+}
+
+// createRuns is project_create's ArgCapabilities: as [tools.openRuns] when
+// the new project is opened (open defaults to true).
+func (t *tools) createRuns(run []protocol.Capability) func(json.RawMessage) []protocol.Capability {
+	return func(args json.RawMessage) []protocol.Capability {
+		var in CreateProjectInput
+		if json.Unmarshal(args, &in) != nil || ((in.Open == nil || *in.Open) && t.startsServer(in.StartDevServer)) {
+			return run
+		}
+		return nil
+	}
 }
 
 // synced waits for the state write and turns a failed one into

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/project"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -530,5 +531,54 @@ func TestCreateAndAllocate(t *testing.T) {
 	h.ok("project_allocate", `{"name":"Fast","startDevServer":false}`, &c)
 	if !c.FromBuffer || c.Cwd != filepath.Join(h.root, "fast") || c.Project == nil || c.DevServer != nil {
 		t.Errorf("allocate = %+v", c)
+	}
+}
+
+// TestOpenWithServerNeedsStartsProcess: project_open and project_create
+// declare writes-files, but starting a dev server through them (asked
+// for, or by autoRunOnOpen) needs what project_start_dev_server needs. A
+// CLI allowed to write files only (the real permission service, meith
+// serve --grant-cli writes-files) opens a project, but is refused the
+// server — and no process starts.
+func TestOpenWithServerNeedsStartsProcess(t *testing.T) {
+	h := setup(t)
+	perms := permission.New(permission.Options{CLIGrants: []protocol.Capability{protocol.CapWritesFiles}})
+	reg := registry.New(registry.Options{Authorizer: perms})
+	svc := project.New(project.Options{Store: h.store, Procs: h.procs, Root: func() (string, error) { return h.root, nil }})
+	t.Cleanup(func() { svc.Close() })
+	projecttools.Register(reg, projecttools.Deps{Projects: svc, Store: h.store})
+	cli := func(tool string, args any) protocol.ToolResult {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return reg.Call(ctx, registry.Request{ToolName: tool, Args: json.RawMessage(jsonArg(args)), Timeout: 30 * time.Second,
+			Client: protocol.ClientInfo{Caller: protocol.CallerCLI, SessionID: "socket:1", Cwd: h.dir}})
+	}
+	app := h.nodeApp("guarded", nil)
+	for _, tc := range []struct {
+		name    string
+		autoRun bool
+		tool    string
+		args    map[string]any
+		denied  bool
+	}{
+		{"open", false, "project_open", map[string]any{"cwd": app}, false},
+		{"open, startDevServer false", true, "project_open", map[string]any{"cwd": app, "startDevServer": false}, false},
+		{"open, startDevServer", false, "project_open", map[string]any{"cwd": app, "startDevServer": true}, true},
+		{"open, autoRunOnOpen", true, "project_open", map[string]any{"cwd": app}, true},
+		{"create, not opened", true, "project_create", map[string]any{"template": "app-basic", "name": "quiet", "open": false}, false},
+		{"create, startDevServer", false, "project_create", map[string]any{"template": "app-basic", "name": "loud", "startDevServer": true}, true},
+		{"create, autoRunOnOpen", true, "project_create", map[string]any{"template": "app-basic", "name": "auto"}, true},
+	} {
+		h.store.Update(func(s *state.State) error { s.Settings.AutoRunOnOpen = tc.autoRun; return nil })
+		res := cli(tc.tool, tc.args)
+		switch {
+		case tc.denied && (res.OK || res.Error.Code != protocol.CodePermissionDenied || !strings.Contains(res.Error.Message, "starts-process")):
+			t.Errorf("%s: %s = ok %v %+v, want PERMISSION_DENIED naming starts-process", tc.name, tc.tool, res.OK, res.Error)
+		case !tc.denied && !res.OK:
+			t.Errorf("%s: %s = %+v, want ok", tc.name, tc.tool, res.Error)
+		}
+		if n := len(h.procs.DevServers()); n != 0 {
+			t.Fatalf("%s: %d dev servers started, want none", tc.name, n)
+		}
 	}
 }

@@ -4289,7 +4289,7 @@ export interface ToolTypes {
   project_list: { input: NoArgs; output: ProjectsResult };
   /** List the project templates (app-basic: a small web app whose dev server prints its port; plugin-basic: a meith plugin skeleton). */
   project_list_templates: { input: NoArgs; output: TemplatesResult };
-  /** Open a folder as a project in its own space (1:1): the same folder always returns its space and makes it active; a new one is detected, recorded, gets a space named after it and an editor tab. Pass spaceId to bind a new project to an existing space without one. startDevServer runs the default run command. */
+  /** Open a folder as a project in its own space (1:1): the same folder always returns its space and makes it active; a new one is detected, recorded, gets a space named after it and an editor tab. Pass spaceId to bind a new project to an existing space without one. startDevServer runs the default run command (the call then needs starts-process and accesses-network too). */
   project_open: { input: OpenProjectInput; output: OpenResult };
   /** Keep `count` ready app projects in the projects folder's prewarm buffer so a new project (project_allocate) is instant; returns how many are ready. */
   project_prewarm: { input: PrewarmInput; output: PrewarmResult };
