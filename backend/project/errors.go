@@ -2,8 +2,12 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
+
+	"github.com/meith-dev/meith/backend/process"
 )
 
 // FolderError is a project folder that cannot be used: Problem says why
@@ -69,3 +73,46 @@ func IsSpaceTaken(err error) bool { var e *SpaceTakenError; return errors.As(err
 func IsNoCommand(err error) bool { var e *NoCommandError; return errors.As(err, &e) }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ExitedAtOnceError is a run whose command ended with a failure within
+// [StartGrace] of starting (a typo, a missing package, a port in use):
+// the dev server stays listed (errored, with its output) so Output and
+// Retry work, and the call that started it fails with the reason.
+type ExitedAtOnceError struct {
+	Server process.DevServer
+	// Tail is the last lines of its output (secrets already redacted by
+	// the process engine's log); LastOutput the last line the command
+	// printed itself.
+	Tail, LastOutput string
+}
+
+func (e *ExitedAtOnceError) Error() string {
+	how := "failed"
+	switch {
+	case e.Server.ExitCode != nil:
+		how = fmt.Sprintf("exited with code %d", *e.Server.ExitCode)
+	case e.Server.Signal != nil:
+		how = "was killed by " + *e.Server.Signal
+	}
+	msg := fmt.Sprintf("the run command %s at once (dev server %s)", how, e.Server.ID)
+	if last := lastLine(e.LastOutput); last != "" {
+		msg += ": " + last
+	}
+	return msg + "; see its output (get_process_logs) and fix the command in Settings → Run"
+}
+
+// IsExitedAtOnce reports whether err is an *ExitedAtOnceError.
+func IsExitedAtOnce(err error) bool {
+	var e *ExitedAtOnceError
+	return errors.As(err, &e)
+}
+
+// lastLine is the last non-blank line of s, at most 200 bytes.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	l := strings.TrimSpace(lines[len(lines)-1])
+	if len(l) > 200 {
+		l = strings.ToValidUTF8(l[:200], "") + "…"
+	}
+	return l
+}

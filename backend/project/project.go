@@ -438,7 +438,70 @@ func (s *Service) run(ctx context.Context, p state.Project, cmd detect.RunComman
 		}
 		return process.DevServer{}, err
 	}
-	return srv, nil
+	return s.settle(ctx, srv)
+}
+
+// StartGrace is how long a run is watched after it starts: a command that
+// fails within it (a typo, a missing package, a port in use) fails the
+// call that started it with an [ExitedAtOnceError]. A server that
+// announces its port, or ends well, answers at once.
+const StartGrace = 1500 * time.Millisecond
+
+// settle waits up to [StartGrace] for srv to show a port, end or keep
+// running, and turns a failed end into an [ExitedAtOnceError].
+func (s *Service) settle(ctx context.Context, srv process.DevServer) (process.DevServer, error) {
+	deadline := time.NewTimer(StartGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cur, ok := s.opts.Procs.DevServer(srv.ID)
+		if !ok {
+			return srv, nil
+		}
+		srv = cur
+		switch {
+		case srv.Port != nil:
+			return srv, nil
+		case srv.Status == process.StatusErrored, // it did not start
+			srv.Status == process.StatusExited && (srv.Signal != nil || srv.ExitCode != nil && *srv.ExitCode != 0):
+			tail, last := s.tailAndLastOutput(srv.ID, 20)
+			return srv, &ExitedAtOnceError{Server: srv, Tail: tail, LastOutput: last}
+		case srv.Status != process.StatusStarting && srv.Status != process.StatusRunning:
+			return srv, nil // exited 0 or stopped: not a failure
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return srv, nil
+		case <-ctx.Done():
+			return srv, nil // the caller is gone; the server runs on
+		}
+	}
+}
+
+// tail is the last n lines of a process's output, joined.
+func (s *Service) tail(id string, n int) string {
+	t, _ := s.tailAndLastOutput(id, n)
+	return t
+}
+
+// tailAndLastOutput is the last n lines of a process's output, joined,
+// and the last of them the process printed itself (not meith's own
+// "exited with code N").
+func (s *Service) tailAndLastOutput(id string, n int) (tail, last string) {
+	entries, _, err := s.opts.Procs.Logs(id, 0, n)
+	if err != nil {
+		return "", ""
+	}
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = e.Text
+		if e.Stream != process.StreamSystem && strings.TrimSpace(e.Text) != "" {
+			last = e.Text
+		}
+	}
+	return strings.Join(lines, "\n"), last
 }
 
 // defaultCommand is the run configuration's default command (else its
@@ -530,15 +593,7 @@ func (s *Service) Retry(ctx context.Context, projectID string, tailLines int) (p
 	tailLines = min(max(tailLines, 1), MaxLogTailLines)
 	tail := ""
 	if servers := s.servers(p.ID); len(servers) > 0 {
-		last := servers[len(servers)-1]
-		entries, _, err := s.opts.Procs.Logs(last.ID, 0, tailLines)
-		if err == nil {
-			lines := make([]string, len(entries))
-			for i, e := range entries {
-				lines[i] = e.Text
-			}
-			tail = strings.Join(lines, "\n")
-		}
+		tail = s.tail(servers[len(servers)-1].ID, tailLines)
 	}
 	if _, err := s.Stop(ctx, p.ID, ""); err != nil {
 		return process.DevServer{}, tail, err

@@ -279,7 +279,11 @@ func mapError(err error) error {
 	return registry.MapError(err, func(err error) error {
 		var in *project.InputError
 		var rc *state.RunConfigError
+		var early *project.ExitedAtOnceError
 		switch {
+		case errors.As(err, &early):
+			return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: early.Error(), Err: err,
+				Details: earlyDetails(early)}
 		case errors.As(err, &in):
 			return registry.InvalidArg(in.Field, in.Error())
 		case errors.As(err, &rc):
@@ -451,4 +455,17 @@ func (t *tools) retry(ctx context.Context, call *registry.Call, in RetryInput) (
 		return RetryResult{}, mapError(err)
 	}
 	return RetryResult{DevServer: srv, PreviousLogsTail: tail}, nil
+}
+
+// earlyDetails are the details of a run that failed at once: the server
+// (still listed, with its output), how it ended and its last lines.
+func earlyDetails(e *project.ExitedAtOnceError) map[string]any {
+	d := map[string]any{"devServerId": e.Server.ID, "logsTail": e.Tail}
+	if e.Server.ExitCode != nil {
+		d["exitCode"] = *e.Server.ExitCode
+	}
+	if e.Server.Signal != nil {
+		d["signal"] = *e.Server.Signal
+	}
+	return d
 }

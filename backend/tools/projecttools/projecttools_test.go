@@ -354,6 +354,15 @@ func TestRunServesHTTP(t *testing.T) {
 // defaultPackageManager setting picks the package manager; with one, the
 // lockfile does; a project with nothing to run is TOOL_FAILED.
 func TestStartDevServerPackageManager(t *testing.T) {
+	// pnpm and yarn stand-ins that stay up like a dev server (a command
+	// that is not found fails the start: TestRunThatExitsAtOnceFails).
+	bin := t.TempDir()
+	for _, pm := range []string{"pnpm", "yarn"} {
+		if err := os.WriteFile(filepath.Join(bin, pm), []byte("#!/bin/sh\necho \"stand-in $0 $*\"\nexec sleep 30\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	h := setup(t)
 	h.store.Update(func(s *state.State) error { s.Settings.DefaultPackageManager = "pnpm"; return nil })
 	var o project.OpenResult
@@ -387,11 +396,13 @@ func TestRetryReturnsLogTail(t *testing.T) {
 	var o project.OpenResult
 	h.ok("project_open", jsonArg(map[string]any{"cwd": h.nodeApp("broken", nil)}), &o)
 	rc := map[string]any{"commands": []map[string]any{
-		{"id": "dev", "label": "dev", "command": "echo line-one; echo boom-before-fail; exit 3", "isDevServer": true},
-	}, "defaultCommandId": "dev", "env": map[string]string{}}
+		// Fails the first time only, so the retry runs.
+		{"id": "dev", "label": "dev", "command": "if [ -e .ran ]; then node server.mjs; else touch .ran; echo line-one; echo boom-before-fail; exit 3; fi", "isDevServer": true},
+	}, "defaultCommandId": "dev", "env": map[string]string{"GREETING": "retry"}}
 	h.ok("project_set_run_config", jsonArg(map[string]any{"projectId": o.Project.ID, "runConfig": rc}), nil)
+	res := h.fails("project_run", jsonArg(map[string]any{"projectId": o.Project.ID}), protocol.CodeToolFailed, "exited with code 3 at once")
 	var run projecttools.RunResult
-	h.ok("project_run", jsonArg(map[string]any{"projectId": o.Project.ID}), &run)
+	run.DevServer.ID, _ = res.Error.Details.(map[string]any)["devServerId"].(string)
 	if d := h.waitEnded(run.DevServer.ID); d.ExitCode == nil || *d.ExitCode != 3 {
 		t.Fatalf("first run ended %+v", d)
 	}
@@ -580,5 +591,51 @@ func TestOpenWithServerNeedsStartsProcess(t *testing.T) {
 		if n := len(h.procs.DevServers()); n != 0 {
 			t.Fatalf("%s: %d dev servers started, want none", tc.name, n)
 		}
+	}
+}
+
+// TestRunThatExitsAtOnceFails: a run command that fails within the start
+// grace is TOOL_FAILED naming the exit code and its last output line, with
+// the server's id, exit code and log tail in the details; the server stays
+// listed (exited, with its code). A command that keeps running without a port answers
+// ok once the grace is over; one that prints its port answers at once.
+func TestRunThatExitsAtOnceFails(t *testing.T) {
+	h := setup(t)
+	var o project.OpenResult
+	h.ok("project_open", jsonArg(map[string]any{"cwd": h.nodeApp("typo", nil)}), &o)
+	set := func(cmd string) {
+		rc := map[string]any{"commands": []map[string]any{{"id": "dev", "label": "dev", "command": cmd, "isDevServer": true}},
+			"defaultCommandId": "dev", "env": map[string]string{"GREETING": "typo"}}
+		h.ok("project_set_run_config", jsonArg(map[string]any{"projectId": o.Project.ID, "runConfig": rc}), nil)
+	}
+
+	set("vitee --port 5173")
+	for _, tool := range []string{"project_run", "project_start_dev_server"} {
+		res := h.fails(tool, jsonArg(map[string]any{"projectId": o.Project.ID}), protocol.CodeToolFailed, "exited with code 127 at once")
+		if !strings.Contains(res.Error.Message, "not found") {
+			t.Errorf("%s: message %q, want the shell's last line (not found)", tool, res.Error.Message)
+		}
+		d, _ := res.Error.Details.(map[string]any)
+		id, _ := d["devServerId"].(string)
+		if srv, ok := h.procs.DevServer(id); !ok || srv.Status != process.StatusExited || d["exitCode"] != 127 && d["exitCode"] != float64(127) {
+			t.Errorf("%s: details %v, server %+v ok %v; want the ended server and exit code 127", tool, d, srv, ok)
+		}
+		if tail, _ := d["logsTail"].(string); !strings.Contains(tail, "vitee") {
+			t.Errorf("%s: logsTail %q, want the shell's complaint", tool, tail)
+		}
+	}
+
+	set("sleep 30")
+	start := time.Now()
+	var run projecttools.RunResult
+	h.ok("project_run", jsonArg(map[string]any{"projectId": o.Project.ID}), &run)
+	if waited := time.Since(start); waited < project.StartGrace/2 || run.DevServer.Status != process.StatusRunning {
+		t.Errorf("a quiet server: ok after %v with status %s, want running after about %v", waited, run.DevServer.Status, project.StartGrace)
+	}
+
+	set("node server.mjs")
+	h.ok("project_run", jsonArg(map[string]any{"projectId": o.Project.ID}), &run)
+	if run.DevServer.Port == nil {
+		t.Errorf("a server that prints its port: %+v, want its port in the answer", run.DevServer)
 	}
 }

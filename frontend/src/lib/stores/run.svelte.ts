@@ -86,6 +86,13 @@ export class RunStore {
       const r = await startCall(project.id);
       if (!r.ok || !r.content) {
         this.failure = { projectId: project.id, text: resultError(r, tool) };
+        // A command that failed at once left its server and output: show why.
+        const failed = (r.error?.details as { devServerId?: unknown } | undefined)?.devServerId;
+        if (typeof failed === 'string') {
+          await processes.refresh();
+          processes.select(failed);
+          ui.openDrawer('output');
+        }
         return undefined;
       }
       const server = r.content.devServer;

@@ -14,7 +14,7 @@ const fake = vi.hoisted(() => ({
   servers: [] as ProjectDevServer[],
   calls: [] as { tool: string; args: Record<string, unknown> }[],
   listeners: new Map<string, Set<(p: unknown) => void>>(),
-  fail: {} as Record<string, { code: string; message: string }>,
+  fail: {} as Record<string, { code: string; message: string; details?: Record<string, unknown> }>,
   dialog: '',
   refreshGate: null as Promise<void> | null,
 }));
@@ -295,6 +295,23 @@ describe('the header Run button', () => {
     byTestId('run-button')!.click();
     await settle();
     expect(byTestId('run-error')?.textContent).toBe('No dev or start command found in shop: add one in Settings → Run');
+  });
+
+  it('a run that exits at once fails inline and Output shows its server', async () => {
+    await setup(initialState());
+    show(RunButton);
+    await settle();
+    fake.servers.push({ id: 'dev_9', cwd: '/home/me/shop', command: 'sh', args: [], status: 'exited', pid: 3, port: null, exitCode: 127, signal: null, startedAt: 5, projectId: 'proj_1', spaceId: 'space_1' });
+    fake.fail.project_run = {
+      code: 'TOOL_FAILED',
+      message: 'the run command exited with code 127 at once (dev server dev_9): sh: 1: vitee: not found; see its output (get_process_logs) and fix the command in Settings → Run',
+      details: { devServerId: 'dev_9', exitCode: 127, logsTail: 'sh: 1: vitee: not found' },
+    };
+    byTestId('run-button')!.click();
+    await settle();
+    expect(byTestId('run-error')?.textContent).toContain('exited with code 127 at once');
+    expect(processes.selectedId).toBe('dev_9');
+    expect(ui.drawerTab).toBe('output');
   });
 
   it('follows the projects on state_changed hints', async () => {
