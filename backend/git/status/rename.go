@@ -224,13 +224,20 @@ func similarity(ctx context.Context, s storer.EncodedObjectStorer, src, dst *ren
 	return patch.Similarity(src.size, dst.size, src.counts, dst.counts, minScore)
 }
 
+// maxRenameBlob is the largest blob whose content rename detection
+// reads (the size of git's core.bigFileThreshold default). git reads any
+// size here; meith does not, so a hostile repository's huge, highly
+// compressed blob costs no memory: such a file is paired only when its
+// content is identical (the exact-rename pass compares ids).
+const maxRenameBlob = 512 << 20
+
 // load reads the blob and computes its diffcore-delta chunk counts:
 // chunks end at a newline or after 64 bytes, CR of CRLF is skipped in
 // text, and each chunk hash counts its length.
 func (f *renameFile) load(s storer.EncodedObjectStorer) {
 	f.loaded = true
 	obj, err := s.EncodedObject(plumbing.BlobObject, f.hash)
-	if err != nil {
+	if err != nil || obj.Size() > maxRenameBlob {
 		return
 	}
 	rd, err := obj.Reader()
