@@ -21,7 +21,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { App, cli, env, openWindow, eventually as poll } from './harness.mjs';
+import { App, callAsWindow, cli, env, openWindow, eventually as poll } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 const eventually = (fn, ms = 20_000) => poll(fn, ms);
@@ -68,6 +68,13 @@ after(async () => {
       await execFileP(env.cli, ['call', 'stop_dev_server', '--devServerId', s.id], { timeout: 15_000 }).catch(() => {});
     }
   }
+  // The next test file starts from the same user data: the project's space
+  // (whose folder goes below) must not stay behind, or the window keeps
+  // asking git about a folder that is gone.
+  const spaceId = await cli('project_list')
+    .then(({ projects }) => projects.find((p) => p.cwd === dir)?.spaceId)
+    .catch(() => undefined);
+  if (page && spaceId) await callAsWindow(page, 'close_space', { spaceId }).catch((err) => console.error('tidy up:', err));
   await browser?.close();
   await app?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -53,6 +53,11 @@ describe('storage and the audit trail in the window', { concurrency: false }, ()
     // The entry: refused (words and an icon, not colour alone), newest first.
     const row = list.getByRole('option').filter({ hasText: 'app_set_debug_mode' }).first();
     await eventually(async () => assert.match(await row.textContent(), /refused/), 15_000);
+    // A person points at the list to pick the row: while the pointer is
+    // over it, newer entries wait in the "N new" pill and the rows hold
+    // still (the window's own calls are audited all the time).
+    const box = await list.boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + 4);
     await row.click();
     const details = panel.getByRole('region', { name: 'Audit entry details' });
     await details.waitFor();

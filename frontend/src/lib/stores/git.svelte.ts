@@ -17,6 +17,14 @@ import { errorText } from './toasts.svelte';
  */
 /** How often a watched repository is re-read anyway (keeps its watcher alive). */
 export const KEEPALIVE_MS = 4 * 60_000;
+/**
+ * The longest wait between the fallback re-reads of a folder that failed
+ * (its folder was removed, it is not readable): each failure doubles the
+ * wait from the refresh interval up to this, so a gone folder is not asked
+ * about (and audited) every few seconds for ever. A hint or a change of
+ * space still reads at once.
+ */
+export const FAILED_RETRY_MAX_MS = 60_000;
 
 export class GitStore {
   /** The folder being summarised ('' when the space has none). */
@@ -63,6 +71,7 @@ export class GitStore {
       this.cwd = cwd;
       this.diff = null;
       this.status = null;
+      this.failures = 0;
     }
     if (!cwd) return;
     void this.refresh();
@@ -72,7 +81,10 @@ export class GitStore {
     // stops after 10 idle minutes) alive while the space is shown.
     if (intervalMs > 0) {
       this.timer = setInterval(() => {
-        if (!this.status?.watched || Date.now() - this.lastRead > KEEPALIVE_MS) void this.refresh();
+        const since = Date.now() - this.lastRead;
+        if (this.failures > 0) {
+          if (since >= Math.min(intervalMs * 2 ** this.failures, FAILED_RETRY_MAX_MS)) void this.refresh();
+        } else if (!this.status?.watched || since > KEEPALIVE_MS) void this.refresh();
       }, intervalMs);
     }
   }
@@ -87,6 +99,8 @@ export class GitStore {
   }
 
   private lastRead = 0;
+  /** Reads that failed in a row (the fallback re-reads back off). */
+  private failures = 0;
 
   private async load(): Promise<void> {
     const cwd = this.cwd;
@@ -102,12 +116,15 @@ export class GitStore {
         this.diff = d.content ?? null;
         this.status = s.content ?? null;
         this.error = '';
+        this.failures = 0;
       } else {
         const e = (d.ok ? s : d).error;
         this.error = humanizeToolError(e, 'read the repository');
+        this.failures++;
       }
     } catch (err) {
       this.error = errorText(err);
+      this.failures++;
     }
   }
 

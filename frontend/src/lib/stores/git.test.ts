@@ -12,6 +12,7 @@ const fake = vi.hoisted(() => {
       { name: 'feature', current: false, upstream: '', commit: 'def5678', subject: 'wip' },
     ],
     failBranch: '' as string,
+    gone: false,
   };
   return {
     db,
@@ -21,6 +22,9 @@ const fake = vi.hoisted(() => {
     async call(tool: string, args: Record<string, unknown> = {}) {
       db.calls.push({ tool, args });
       await Promise.resolve();
+      if (db.gone && (tool === 'git_diff' || tool === 'git_status')) {
+        return { ok: false, error: { code: 'TOOL_FAILED', message: 'Cannot open /repo: no such file or directory' } };
+      }
       switch (tool) {
         case 'git_diff':
           return { ok: true, content: { isRepo: true, root: '/repo', scope: 'all', files: Array.from({ length: db.files }, (_, i) => ({ path: `f${i}`, status: 'modified', additions: 1, deletions: 0, binary: false })), totalAdditions: db.files, totalDeletions: 0 } };
@@ -50,7 +54,7 @@ vi.mock('../bridge', async (importOriginal) => {
   return { ...real, call: vi.fn(fake.call), subscribe: vi.fn(fake.subscribe) };
 });
 
-const { GitStore, KEEPALIVE_MS } = await import('./git.svelte');
+const { GitStore, KEEPALIVE_MS, FAILED_RETRY_MAX_MS } = await import('./git.svelte');
 const { toasts } = await import('./toasts.svelte');
 const settle = async () => {
   for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 0));
@@ -63,6 +67,7 @@ beforeEach(() => {
   fake.db.files = 2;
   fake.db.watched = true;
   fake.db.failBranch = '';
+  fake.db.gone = false;
   toasts.clear();
   store = new GitStore();
   store.start();
@@ -103,6 +108,35 @@ describe('GitStore', () => {
     const before = reads();
     await vi.advanceTimersByTimeAsync(3000);
     expect(reads()).toBeGreaterThanOrEqual(before + 2); // not watched: every interval
+  });
+
+  it('backs off when the folder cannot be read (a removed project folder is not asked about every interval for ever)', async () => {
+    vi.useFakeTimers();
+    fake.db.gone = true;
+    store.follow('/repo', 1000);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(store.error).toContain('Cannot open');
+    const first = reads();
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    // 2, 4, 8, 16, 32 s, then a minute at a time: about 14 reads in ten minutes, not 600.
+    const retries = reads() - first;
+    expect(retries).toBeGreaterThanOrEqual(8);
+    expect(retries).toBeLessThanOrEqual(16);
+    const slow = reads();
+    await vi.advanceTimersByTimeAsync(FAILED_RETRY_MAX_MS - 1000);
+    expect(reads()).toBeLessThanOrEqual(slow + 1);
+    // The folder is back: the next retry reads it and the polling is the plain fallback again.
+    fake.db.gone = false;
+    await vi.advanceTimersByTimeAsync(FAILED_RETRY_MAX_MS);
+    expect(store.error).toBe('');
+    expect(store.changedFiles).toBe(2);
+    // A hint reads at once, whatever the back-off.
+    fake.db.gone = true;
+    await store.refresh();
+    const n = reads();
+    fake.emit('git_changed', { root: '/repo', count: 1 });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(reads()).toBe(n + 1);
   });
 
   it('creates a branch from HEAD and switches to it; a failure is shown once, in words, in the switcher', async () => {
