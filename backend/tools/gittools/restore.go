@@ -108,8 +108,8 @@ func (t *tools) restore(ctx context.Context, call *registry.Call, in RestoreInpu
 		return nil, err
 	}
 	res := protocol.OKResult(&RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)})
-	res.Diagnostics = filterDiagnostics(rp, before, in.Paths, in.Patch,
-		"git_restore wrote the stored content where git would write the smudge filter's output (for git-lfs, the pointer text instead of the file)")
+	res.Diagnostics = t.filterDiagnostics(rp, before, in.Paths, in.Patch,
+		"git_restore wrote them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)")
 	return &res, nil
 }
 
