@@ -57,6 +57,7 @@ func openSession(ctx context.Context, r *repo.Repo) (*session, error) {
 	}
 	s := &session{ctx: ctx, r: r, lock: lock, idx: idx, overlay: make(map[string][]*index.Entry), cfg: readCoreConfig(r)}
 	s.conv = status.NewConverter(r, status.WorktreeAttributes(r.Root), s.indexFile)
+	lock.Clean = s.cleanFor
 	return s, nil
 }
 
@@ -402,6 +403,15 @@ func (s *session) worktreeContent(p string, fi os.FileInfo) ([]byte, error) {
 		b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
 		return b, err == nil
 	}), nil
+}
+
+// cleanFor returns the content of e's worktree file as git add would
+// store it (for the racy-entry check of the index lock).
+func (s *session) cleanFor(e *index.Entry, content []byte) []byte {
+	return s.conv.Clean(e.Name, content, func() ([]byte, bool) {
+		b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
+		return b, err == nil
+	})
 }
 
 // indexFile returns the content of the regular file p in the session's
