@@ -14,4 +14,11 @@
 // or a branch. Restore first takes a checkpoint of the current state, then
 // makes the worktree equal to W and the index equal to I; HEAD stays. Ignored
 // files and the .git directory are never touched.
+//
+// W holds files as git add (and git stash) would store them: line endings
+// converted by core.autocrlf and the text/eol attributes; Restore writes
+// them back with the line endings git would write (status.Converter, with
+// the checkpoint's own .gitattributes files). Clean/smudge filters, ident
+// and working-tree-encoding are not applied (Restored lists the files
+// concerned).
 package checkpoint
