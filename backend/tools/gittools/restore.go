@@ -178,6 +178,8 @@ func (t *tools) restoreCheckpoint(ctx context.Context, call *registry.Call, in C
 	if err != nil {
 		return nil, err
 	}
+	diagnose(call, unconvertedDiagnostics(res.Unconverted,
+		"the restore wrote them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)"))
 	return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
 		Undo: undoHint(res.PreRestore.ID)}, nil
 }
