@@ -63,22 +63,34 @@ type snapshot struct {
 // not known from the index (or from an earlier checkpoint of the same
 // file) are read; files are stored as git add would store them (line
 // endings converted by core.autocrlf and the text/eol attributes).
+//
+// During a merge, rebase, cherry-pick, revert or am, or with unmerged
+// paths in the index, it refuses with an *InProgressError: the checkpoint
+// could not keep that state, and restoring it would lose it.
 func Create(ctx context.Context, r *repo.Repo, meta Meta) (Checkpoint, error) {
 	defer lockRepo(r)()
-	cp, _, err := create(ctx, r, meta)
+	cp, _, err := create(ctx, r, meta, false)
 	return cp, err
 }
 
-func create(ctx context.Context, r *repo.Repo, meta Meta) (Checkpoint, *snapshot, error) {
+// create takes a checkpoint; restore says it is the one Restore takes
+// first (for the message of a refusal).
+func create(ctx context.Context, r *repo.Repo, meta Meta, restore bool) (Checkpoint, *snapshot, error) {
 	now := time.Now()
 	id := newID(now)
 	eng := status.NewEngine(r)
+	ix, err := eng.Index()
+	if err != nil {
+		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := checkNoOperation(r.GitDir, ix, restore); err != nil {
+		return Checkpoint{}, nil, err
+	}
 	files, err := eng.WorktreeFiles(ctx)
 	if err != nil {
 		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	ix, err := eng.Index()
-	if err != nil {
+	if ix, err = eng.Index(); err != nil {
 		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	conv, err := eng.Converter()

@@ -21,4 +21,11 @@
 // the checkpoint's own .gitattributes files). Clean/smudge filters, ident
 // and working-tree-encoding are not applied (Restored lists the files
 // concerned).
+//
+// A checkpoint keeps only merged index entries, never conflict stages or
+// the state of a merge, rebase, cherry-pick, revert or am. So Create and
+// Restore refuse with an *InProgressError while one of those is in
+// progress (its marker, such as MERGE_HEAD, is in the git directory) or
+// the index has unmerged paths: restoring such a checkpoint would silently
+// lose the operation's state (see docs/decisions/2026-12-02-git-line-endings-and-mid-merge-checkpoints.md).
 package checkpoint

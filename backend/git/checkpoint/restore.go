@@ -40,8 +40,19 @@ type Restored struct {
 // inverse of the conversion Create stored them with): attributes from the
 // checkpoint's own .gitattributes files (its worktree's, else its
 // index's), core.autocrlf and core.eol from the configuration.
+//
+// During a merge, rebase, cherry-pick, revert or am, or with unmerged
+// paths in the index, it refuses with an *InProgressError and changes
+// nothing: replacing the index would lose that state.
 func Restore(ctx context.Context, r *repo.Repo, id string) (Restored, error) {
 	defer lockRepo(r)()
+	ix, err := status.NewEngine(r).Index()
+	if err != nil {
+		return Restored{}, fmt.Errorf("checkpoint restore: %w", err)
+	}
+	if err := checkNoOperation(r.GitDir, ix, true); err != nil {
+		return Restored{}, err
+	}
 	cp, commitW, err := findCheckpoint(r, id)
 	if err != nil {
 		return Restored{}, err
@@ -74,7 +85,10 @@ func Restore(ctx context.Context, r *repo.Repo, id string) (Restored, error) {
 		return Restored{}, fmt.Errorf("checkpoint restore: %w", err)
 	}
 	defer lock.Rollback()
-	pre, snap, err := create(ctx, r, Meta{Label: "Before restoring " + id, Source: "restore"})
+	pre, snap, err := create(ctx, r, Meta{Label: "Before restoring " + id, Source: "restore"}, true)
+	if IsInProgress(err) {
+		return Restored{}, err
+	}
 	if err != nil {
 		return Restored{}, fmt.Errorf("checkpoint restore: saving the current state: %w", err)
 	}

@@ -2,6 +2,7 @@ package gittools
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -90,6 +91,11 @@ func (t *tools) restore(ctx context.Context, call *registry.Call, in RestoreInpu
 	call.Progress("taking a checkpoint before restoring", -1)
 	cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: "Before git_restore", Source: "restore",
 		SessionID: call.Client.SessionID, ToolCallID: call.RequestID})
+	if ip := (*checkpoint.InProgressError)(nil); errors.As(err, &ip) {
+		ip.Then = "run git_restore again"
+		return nil, protocol.Errorf(protocol.CodeToolFailed,
+			"Nothing was restored: git_restore takes a checkpoint first so that it can be undone, and none can be taken now. %v", ip)
+	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeToolFailed, "Nothing was restored: the safety checkpoint failed: %v", err)
 	}
