@@ -7,7 +7,10 @@
 // The changed paths come from the status engine (backend/git/status), so
 // only files whose stat data changed are read; their contents come from the
 // object store and the disk, and the counts and patches from
-// backend/git/patch. No git executable runs.
+// backend/git/patch. No git executable runs. A worktree file is compared
+// as git add would store it (git's end-of-line conversion,
+// status.Converter), and a file whose two sides turn out equal is left
+// out, as git diff leaves it out.
 package changes
 
 import (
@@ -109,6 +112,10 @@ type job struct {
 	old, new side
 	patch    bool
 	binary   bool // a binary patch git apply can apply
+	// same: both sides turned out to hold the same content and mode (a
+	// file whose stat data changed, or whose line endings differ only as
+	// git converts them): git diff leaves it out.
+	same bool
 }
 
 // Compute returns the changes of e's repository for opts.
@@ -144,6 +151,9 @@ func Compute(ctx context.Context, e *status.Engine, opts Options) (*Result, erro
 	root := r.Root
 	res := &Result{IsRepo: true, Root: &root, Scope: scope, Files: make([]File, 0, len(jobs))}
 	for _, j := range jobs {
+		if j.same {
+			continue
+		}
 		res.Files = append(res.Files, j.file)
 		res.TotalAdditions += j.file.Additions
 		res.TotalDeletions += j.file.Deletions
@@ -280,6 +290,11 @@ func fill(ctx context.Context, e *status.Engine, j *job) error {
 	if j.file.Status == "untracked" {
 		j.new.mode = untrackedMode(e.Repo().Abs(j.new.path))
 	}
+	if j.file.Status == "modified" && j.old.present && j.new.present && modeOf(j.old) == modeOf(j.new) && bytes.Equal(old, new) {
+		// git diff's skip_stat_unmatch: nothing to show.
+		j.same = true
+		return nil
+	}
 	if j.file.Status == "untracked" && len(new) > MaxUntrackedPatchBytes {
 		a, d, bin := patch.Counts(nil, new)
 		j.file.Additions, j.file.Deletions, j.file.Binary = a, d, bin
@@ -355,7 +370,9 @@ func isGitlink(m filemode.FileMode) bool { return m == filemode.Submodule }
 
 // read returns the bytes of one side: a blob (read through the engine,
 // which serialises access to go-git's object store), or the worktree file
-// (a symlink's target for a link, as git stores it).
+// as git add would store it (a symlink's target for a link; a file with
+// its line endings converted by core.autocrlf and the text/eol
+// attributes).
 func read(e *status.Engine, s side) ([]byte, error) {
 	if !s.present {
 		return nil, nil
@@ -387,6 +404,11 @@ func read(e *status.Engine, s side) ([]byte, error) {
 	}
 	b, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	// Compared as git diff compares it: with the line endings git add
+	// would store.
+	if b, err = e.Clean(s.path, b); err != nil {
 		return nil, fmt.Errorf("changes: %w", err)
 	}
 	return b, nil

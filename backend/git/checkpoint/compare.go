@@ -52,8 +52,10 @@ type FileChange struct {
 type side struct {
 	files []status.TreeEntry
 	// worktree is set for the current worktree: files may lack a hash and
-	// are read from disk.
+	// are read from disk, through eng (which cleans them as git add would
+	// store them).
 	worktree bool
+	eng      *status.Engine
 }
 
 // Compare compares two snapshots. left and right are each a checkpoint
@@ -184,6 +186,11 @@ func content(r *repo.Repo, s side, e *status.TreeEntry) ([]byte, error) {
 		if err != nil {
 			return nil, nil
 		}
+		if fi.Mode().IsRegular() && s.eng != nil {
+			if b, err = s.eng.Clean(e.Path, b); err != nil {
+				return nil, err
+			}
+		}
 		e.Hash = repo.BlobHash(b)
 		return b, nil
 	}
@@ -193,11 +200,12 @@ func content(r *repo.Repo, s side, e *status.TreeEntry) ([]byte, error) {
 // resolveSide turns a name into a file list.
 func resolveSide(ctx context.Context, r *repo.Repo, name string) (side, error) {
 	if name == "" {
-		files, err := status.NewEngine(r).WorktreeFiles(ctx)
+		eng := status.NewEngine(r)
+		files, err := eng.WorktreeFiles(ctx)
 		if err != nil {
 			return side{}, fmt.Errorf("checkpoint compare: %w", err)
 		}
-		s := side{worktree: true, files: make([]status.TreeEntry, len(files))}
+		s := side{worktree: true, eng: eng, files: make([]status.TreeEntry, len(files))}
 		for k, f := range files {
 			s.files[k] = status.TreeEntry{Path: f.Path, Hash: f.Hash, Mode: f.Mode}
 		}

@@ -61,22 +61,39 @@ type snapshot struct {
 // Create snapshots the worktree and the index as a checkpoint without
 // changing the index, any file, HEAD or a branch. Only files whose blob is
 // not known from the index (or from an earlier checkpoint of the same
-// file) are read.
+// file) are read; files are stored as git add would store them (line
+// endings converted by core.autocrlf and the text/eol attributes).
+//
+// During a merge, rebase, cherry-pick, revert or am, or with unmerged
+// paths in the index, it refuses with an *InProgressError: the checkpoint
+// could not keep that state, and restoring it would lose it.
 func Create(ctx context.Context, r *repo.Repo, meta Meta) (Checkpoint, error) {
 	defer lockRepo(r)()
-	cp, _, err := create(ctx, r, meta)
+	cp, _, err := create(ctx, r, meta, false)
 	return cp, err
 }
 
-func create(ctx context.Context, r *repo.Repo, meta Meta) (Checkpoint, *snapshot, error) {
+// create takes a checkpoint; restore says it is the one Restore takes
+// first (for the message of a refusal).
+func create(ctx context.Context, r *repo.Repo, meta Meta, restore bool) (Checkpoint, *snapshot, error) {
 	now := time.Now()
 	id := newID(now)
 	eng := status.NewEngine(r)
+	ix, err := eng.Index()
+	if err != nil {
+		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := checkNoOperation(r.GitDir, ix, restore); err != nil {
+		return Checkpoint{}, nil, err
+	}
 	files, err := eng.WorktreeFiles(ctx)
 	if err != nil {
 		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	ix, err := eng.Index()
+	if ix, err = eng.Index(); err != nil {
+		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	conv, err := eng.Converter()
 	if err != nil {
 		return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -120,7 +137,7 @@ func create(ctx context.Context, r *repo.Repo, meta Meta) (Checkpoint, *snapshot
 			snap.files = append(snap.files, in)
 			continue
 		}
-		in, ok, err := storeFile(r, f)
+		in, ok, err := storeFile(r, f, conv, eng, ix)
 		if err != nil {
 			return Checkpoint{}, nil, fmt.Errorf("checkpoint: %w", err)
 		}
@@ -180,9 +197,10 @@ func storedBlob(s interface{ HasEncodedObject(plumbing.Hash) error }, ix *status
 	return s.HasEncodedObject(f.Hash) == nil
 }
 
-// storeFile reads a worktree file and stores its blob. ok is false when
-// the file vanished since the walk.
-func storeFile(r *repo.Repo, f status.WorktreeFile) (repo.TreeEntryInput, bool, error) {
+// storeFile reads a worktree file and stores its blob, cleaned by conv
+// as git add would store it (with the blob of ix for the safe-autocrlf
+// rule). ok is false when the file vanished since the walk.
+func storeFile(r *repo.Repo, f status.WorktreeFile, conv *status.Converter, eng *status.Engine, ix *status.Index) (repo.TreeEntryInput, bool, error) {
 	abs := r.Abs(f.Path)
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -202,8 +220,13 @@ func storeFile(r *repo.Repo, f status.WorktreeFile) (repo.TreeEntryInput, bool, 
 	default:
 		return repo.TreeEntryInput{}, false, nil // replaced by a directory
 	}
-	if h, ok := blobCache.get(r, f.Path, fi); ok {
-		return repo.TreeEntryInput{Path: f.Path, Mode: mode, Hash: h}, true, nil
+	// Only content stored as it is can be cached by stat data: a
+	// conversion also depends on the attributes and the index.
+	converts := fi.Mode().IsRegular() && conv.Converts(f.Path)
+	if !converts {
+		if h, ok := blobCache.get(r, f.Path, fi); ok {
+			return repo.TreeEntryInput{Path: f.Path, Mode: mode, Hash: h}, true, nil
+		}
 	}
 	content, err := repo.ReadWorktreeBlob(abs, fi)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -212,11 +235,23 @@ func storeFile(r *repo.Repo, f status.WorktreeFile) (repo.TreeEntryInput, bool, 
 	if err != nil {
 		return repo.TreeEntryInput{}, false, err
 	}
+	if converts {
+		content = conv.Clean(f.Path, content, func() ([]byte, bool) {
+			i, ok := ix.Find(f.Path)
+			if !ok || ix.Entries[i].Stage != 0 {
+				return nil, false
+			}
+			b, err := eng.ReadBlob(ix.Entries[i].Hash)
+			return b, err == nil
+		})
+	}
 	h, err := repo.WriteBlob(r.Git.Storer, content)
 	if err != nil {
 		return repo.TreeEntryInput{}, false, err
 	}
-	blobCache.put(r, f.Path, fi, h)
+	if !converts {
+		blobCache.put(r, f.Path, fi, h)
+	}
 	return repo.TreeEntryInput{Path: f.Path, Mode: mode, Hash: h}, true, nil
 }
 

@@ -14,4 +14,18 @@
 // or a branch. Restore first takes a checkpoint of the current state, then
 // makes the worktree equal to W and the index equal to I; HEAD stays. Ignored
 // files and the .git directory are never touched.
+//
+// W holds files as git add (and git stash) would store them: line endings
+// converted by core.autocrlf and the text/eol attributes; Restore writes
+// them back with the line endings git would write (status.Converter, with
+// the checkpoint's own .gitattributes files). Clean/smudge filters, ident
+// and working-tree-encoding are not applied (Restored lists the files
+// concerned).
+//
+// A checkpoint keeps only merged index entries, never conflict stages or
+// the state of a merge, rebase, cherry-pick, revert or am. So Create and
+// Restore refuse with an *InProgressError while one of those is in
+// progress (its marker, such as MERGE_HEAD, is in the git directory) or
+// the index has unmerged paths: restoring such a checkpoint would silently
+// lose the operation's state (see docs/decisions/2026-12-02-git-line-endings-and-mid-merge-checkpoints.md).
 package checkpoint

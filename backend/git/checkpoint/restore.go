@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -21,6 +22,10 @@ type Restored struct {
 	// PreRestore is the checkpoint of the state before the restore, which
 	// restores it again.
 	PreRestore Checkpoint `json:"preRestore"`
+	// Unconverted are the files written without a conversion git would
+	// apply (a clean/smudge filter such as git-lfs, ident,
+	// working-tree-encoding).
+	Unconverted []status.Unconverted `json:"-"`
 }
 
 // Restore brings back the checkpoint id: it first creates a checkpoint of
@@ -30,8 +35,24 @@ type Restored struct {
 // it lacks deleted; ignored files, submodules and .git untouched) and sets
 // the index to the checkpoint's index, with fresh stat data. HEAD and the
 // branch do not move. An unknown id gives an *UnknownCheckpointError.
+//
+// Files are written with the line endings git would write for them (the
+// inverse of the conversion Create stored them with): attributes from the
+// checkpoint's own .gitattributes files (its worktree's, else its
+// index's), core.autocrlf and core.eol from the configuration.
+//
+// During a merge, rebase, cherry-pick, revert or am, or with unmerged
+// paths in the index, it refuses with an *InProgressError and changes
+// nothing: replacing the index would lose that state.
 func Restore(ctx context.Context, r *repo.Repo, id string) (Restored, error) {
 	defer lockRepo(r)()
+	ix, err := status.NewEngine(r).Index()
+	if err != nil {
+		return Restored{}, fmt.Errorf("checkpoint restore: %w", err)
+	}
+	if err := checkNoOperation(r.GitDir, ix, true); err != nil {
+		return Restored{}, err
+	}
 	cp, commitW, err := findCheckpoint(r, id)
 	if err != nil {
 		return Restored{}, err
@@ -64,22 +85,54 @@ func Restore(ctx context.Context, r *repo.Repo, id string) (Restored, error) {
 		return Restored{}, fmt.Errorf("checkpoint restore: %w", err)
 	}
 	defer lock.Rollback()
-	pre, snap, err := create(ctx, r, Meta{Label: "Before restoring " + id, Source: "restore"})
+	pre, snap, err := create(ctx, r, Meta{Label: "Before restoring " + id, Source: "restore"}, true)
+	if IsInProgress(err) {
+		return Restored{}, err
+	}
 	if err != nil {
 		return Restored{}, fmt.Errorf("checkpoint restore: saving the current state: %w", err)
 	}
 	fail := func(err error) (Restored, error) {
 		return Restored{}, fmt.Errorf("checkpoint restore: %w (the state before the restore is saved as checkpoint %s)", err, pre.ID)
 	}
-	written, err := restoreWorktree(ctx, r, snap.files, wantW)
+	// The restored state's attributes: its worktree's .gitattributes files,
+	// else its index's.
+	conv := status.NewConverter(r, treeAttributes(r, wantW), treeAttributes(r, wantI))
+	var unconv []status.Unconverted
+	written, err := restoreWorktree(ctx, r, snap.files, wantW, conv, &unconv)
 	if err != nil {
 		return fail(err)
 	}
-	idx := restoredIndex(r, lock, wantI, wantW, written)
+	idx := restoredIndex(r, lock, wantI, wantW, written, conv)
+	lock.Clean = func(e *index.Entry, content []byte) []byte {
+		return conv.Clean(e.Name, content, func() ([]byte, bool) {
+			b, err := repo.ReadBlob(r.Git.Storer, e.Hash)
+			return b, err == nil
+		})
+	}
 	if err := lock.CommitTree(idx, ci.TreeHash); err != nil {
 		return fail(err)
 	}
-	return Restored{Checkpoint: cp, PreRestore: pre}, nil
+	return Restored{Checkpoint: cp, PreRestore: pre, Unconverted: unconv}, nil
+}
+
+// treeAttributes is an attribute source reading in-tree .gitattributes
+// files from a flattened tree.
+func treeAttributes(r *repo.Repo, files []status.TreeEntry) status.AttrSource {
+	byPath := make(map[string]status.TreeEntry)
+	for _, e := range files {
+		if e.Path == ".gitattributes" || strings.HasSuffix(e.Path, "/.gitattributes") {
+			byPath[e.Path] = e
+		}
+	}
+	return func(p string) ([]byte, bool) {
+		e, ok := byPath[p]
+		if !ok || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+			return nil, false
+		}
+		b, err := repo.ReadBlob(r.Git.Storer, e.Hash)
+		return b, err == nil
+	}
 }
 
 // findCheckpoint returns a checkpoint's metadata and its worktree commit.
@@ -111,9 +164,11 @@ func findCheckpoint(r *repo.Repo, id string) (Checkpoint, plumbing.Hash, error) 
 
 // restoreWorktree makes the worktree hold exactly want: files of current
 // (the worktree as just snapshotted) that want lacks are deleted first,
-// then files that differ are written. It returns the Lstat of every file
-// it wrote.
-func restoreWorktree(ctx context.Context, r *repo.Repo, current []repo.TreeEntryInput, want []status.TreeEntry) (map[string]os.FileInfo, error) {
+// then files that differ are written, regular files with the line endings
+// conv gives them (those written without a conversion git would apply are
+// added to unconv). It returns the Lstat of every file it wrote.
+func restoreWorktree(ctx context.Context, r *repo.Repo, current []repo.TreeEntryInput, want []status.TreeEntry,
+	conv *status.Converter, unconv *[]status.Unconverted) (map[string]os.FileInfo, error) {
 	have := make(map[string]repo.TreeEntryInput, len(current))
 	for _, f := range current {
 		have[f.Path] = f
@@ -148,6 +203,12 @@ func restoreWorktree(ctx context.Context, r *repo.Repo, current []repo.TreeEntry
 		if err != nil {
 			return nil, err
 		}
+		if e.Mode == filemode.Regular || e.Mode == filemode.Executable {
+			content = conv.Smudge(e.Path, content)
+			if what := conv.Unsupported(e.Path); what != "" {
+				*unconv = append(*unconv, status.Unconverted{Path: e.Path, What: what})
+			}
+		}
 		fi, err := repo.WriteWorktreeFile(r, e.Path, content, e.Mode)
 		if err != nil {
 			return nil, err
@@ -159,8 +220,8 @@ func restoreWorktree(ctx context.Context, r *repo.Repo, current []repo.TreeEntry
 
 // restoredIndex builds the index of the checkpoint: its entries with the
 // stat data of their worktree file when that file holds the entry's
-// content, else none (compared by content later).
-func restoredIndex(r *repo.Repo, lock *repo.IndexLock, wantI, wantW []status.TreeEntry, written map[string]os.FileInfo) *index.Index {
+// content (as conv cleans it), else none (compared by content later).
+func restoredIndex(r *repo.Repo, lock *repo.IndexLock, wantI, wantW []status.TreeEntry, written map[string]os.FileInfo, conv *status.Converter) *index.Index {
 	idx := lock.Index()
 	old := make(map[string]*index.Entry, len(idx.Entries))
 	for _, e := range idx.Entries {
@@ -188,7 +249,14 @@ func restoredIndex(r *repo.Repo, lock *repo.IndexLock, wantI, wantW []status.Tre
 			n.SkipWorktree = o.SkipWorktree
 		case e.Mode != filemode.Submodule:
 			if fi, err := os.Lstat(r.Abs(e.Path)); err == nil {
-				if b, err := repo.ReadWorktreeBlob(r.Abs(e.Path), fi); err == nil && repo.BlobHash(b) == e.Hash {
+				b, err := repo.ReadWorktreeBlob(r.Abs(e.Path), fi)
+				if err == nil && fi.Mode().IsRegular() {
+					b = conv.Clean(e.Path, b, func() ([]byte, bool) {
+						blob, err := repo.ReadBlob(r.Git.Storer, e.Hash)
+						return blob, err == nil
+					})
+				}
+				if err == nil && repo.BlobHash(b) == e.Hash {
 					repo.FillStat(n, fi)
 				}
 			}

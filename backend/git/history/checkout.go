@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/meith-dev/meith/backend/git/repo"
 	"io"
 	"io/fs"
 	"os"
@@ -21,6 +20,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
 )
 
 // treeFile is one non-tree entry of a tree: a blob, a symlink or a gitlink.
@@ -253,8 +255,9 @@ func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 // file's lstat info for the index. Gitlinks become empty directories, as
 // git leaves unpopulated submodules. It refuses to write through a
 // symbolic link in the parent directories; guard remembers the
-// directories already checked.
-func checkoutFile(s storer.EncodedObjectStorer, abs string, f treeFile, guard *dirGuard) (fs.FileInfo, error) {
+// directories already checked. A regular file gets the line endings git
+// would write for its repository path rel (conv.Smudge; conv nil: none).
+func checkoutFile(s storer.EncodedObjectStorer, abs string, f treeFile, guard *dirGuard, conv *status.Converter, rel string) (fs.FileInfo, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o777); err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", abs, err)
 	}
@@ -293,15 +296,25 @@ func checkoutFile(s storer.EncodedObjectStorer, abs string, f treeFile, guard *d
 	if f.Mode == filemode.Executable {
 		perm = 0o777
 	}
-	obj, err := s.EncodedObject(plumbing.BlobObject, f.Hash)
-	if err != nil {
-		return nil, fmt.Errorf("checkout %s: read blob %s: %w", abs, f.Hash, err)
+	var rd io.Reader
+	if conv != nil && conv.Converts(rel) {
+		content, err := readBlob(s, f.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("checkout %s: %w", abs, err)
+		}
+		rd = bytes.NewReader(conv.Smudge(rel, content))
+	} else {
+		obj, err := s.EncodedObject(plumbing.BlobObject, f.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("checkout %s: read blob %s: %w", abs, f.Hash, err)
+		}
+		orc, err := obj.Reader()
+		if err != nil {
+			return nil, fmt.Errorf("checkout %s: %w", abs, err)
+		}
+		defer orc.Close()
+		rd = orc
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("checkout %s: %w", abs, err)
-	}
-	defer rd.Close()
 	tmp := tempName(abs)
 	// Created with the plain mode so the process umask applies, as for git.
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
 )
 
 // DirtyFunc reports the repository-relative paths with local changes:
@@ -40,65 +41,91 @@ type DirtyFunc func(ctx context.Context) ([]string, error)
 // (ignored files) are overwritten as git does; with a nil dirty every
 // existing untracked file blocks. A branch checked out in another worktree
 // gives a *BranchCheckedOutError, an index with conflicts a
-// *repo.UnmergedError. Clean/smudge filters and end-of-line conversion from
-// .gitattributes are not applied.
+// *repo.UnmergedError.
+//
+// Files are compared and written with git's end-of-line conversion
+// (core.autocrlf, core.eol, the text/eol attributes; for writing, the
+// .gitattributes files of the new index first, as git's checkout reads
+// them). Clean/smudge filters, ident and working-tree-encoding are not
+// applied: Switch lists the files it wrote without them.
 func SwitchBranch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFunc) error {
+	_, err := Switch(ctx, r, name, dirty)
+	return err
+}
+
+// SwitchResult is what Switch reports besides an error.
+type SwitchResult struct {
+	// Unconverted are the files written without a conversion git would
+	// apply (a clean/smudge filter such as git-lfs, ident,
+	// working-tree-encoding), sorted by path.
+	Unconverted []status.Unconverted
+}
+
+// Switch is SwitchBranch, reporting the files written without a
+// conversion git would apply.
+func Switch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFunc) (*SwitchResult, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if name == "" || strings.HasPrefix(name, "-") {
-		return &repo.ArgumentError{Field: "name", Reason: "must name a branch"}
+		return nil, &repo.ArgumentError{Field: "name", Reason: "must name a branch"}
 	}
 	name = strings.TrimPrefix(name, "refs/heads/")
 	if err := ValidateBranchName(name); err != nil {
-		return err
+		return nil, err
 	}
 	head, err := readHead(r, r.GitDir)
 	if err != nil {
-		return fmt.Errorf("switch: %w", err)
+		return nil, fmt.Errorf("switch: %w", err)
 	}
 	ref := "refs/heads/" + name
 	if head.Symbolic == ref {
-		return nil // already on it
+		return &SwitchResult{}, nil // already on it
 	}
 	target, _, err := readRef(r, ref)
 	if errors.Is(err, fs.ErrNotExist) {
 		remote, guessErr := guessRemoteBranch(r, name)
 		if guessErr != nil {
-			return guessErr
+			return nil, guessErr
 		}
 		if err := CreateBranch(ctx, r, name, strings.TrimPrefix(remote, "refs/remotes/")); err != nil {
-			return err
+			return nil, err
 		}
 		target, _, err = readRef(r, ref)
 	}
 	if err != nil {
-		return fmt.Errorf("switch: %w", err)
+		return nil, fmt.Errorf("switch: %w", err)
 	}
 	if wts, err := ListWorktrees(ctx, r); err == nil {
 		self := filepath.Clean(r.Root)
 		for _, wt := range wts {
 			if wt.Branch == ref && filepath.Clean(wt.Path) != self {
-				return &BranchCheckedOutError{Branch: name, Path: wt.Path}
+				return nil, &BranchCheckedOutError{Branch: name, Path: wt.Path}
 			}
 		}
 	}
 
 	lock, err := lockIndex(r, r.GitDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer lock.Rollback()
 	idx := lock.Index()
-	plan, err := planCheckout(ctx, r, idx, head.Hash, target, dirty)
+	// Local changes are found as git add would store the files: attributes
+	// from the worktree, else the index.
+	conv := status.NewConverter(r, status.WorktreeAttributes(r.Root), indexAttributes(r, idx))
+	plan, err := planCheckout(ctx, r, idx, head.Hash, target, dirty, conv)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := plan.apply(ctx, r, idx); err != nil {
-		return fmt.Errorf("switch: %w", err)
+	res := &SwitchResult{}
+	out, err := plan.apply(ctx, r, idx, conv, &res.Unconverted)
+	if err != nil {
+		return nil, fmt.Errorf("switch: %w", err)
 	}
+	cleanLock(r, lock, out)
 	if err := lock.Commit(idx); err != nil {
-		return fmt.Errorf("switch: %w", err)
+		return nil, fmt.Errorf("switch: %w", err)
 	}
 	from := strings.TrimPrefix(head.Symbolic, "refs/heads/")
 	if head.Symbolic == "" {
@@ -106,9 +133,9 @@ func SwitchBranch(ctx context.Context, r *repo.Repo, name string, dirty DirtyFun
 	}
 	if err := writeHead(r, r.GitDir, ref, plumbing.ZeroHash, head.Hash, reflogIdent(r),
 		"checkout: moving from "+from+" to "+name); err != nil {
-		return fmt.Errorf("switch: %w", err)
+		return nil, fmt.Errorf("switch: %w", err)
 	}
-	return nil
+	return res, nil
 }
 
 // guessRemoteBranch finds the single remote-tracking branch named
@@ -142,7 +169,8 @@ type checkoutPlan struct {
 // twoway_merge): for a path whose old and new versions differ, an index
 // entry equal to the new version is kept, one equal to the old version is
 // updated (if the file matches the index), anything else is refused.
-func planCheckout(ctx context.Context, r *repo.Repo, idx *index.Index, from, to plumbing.Hash, dirty DirtyFunc) (*checkoutPlan, error) {
+// conv cleans worktree files before they are compared with their entries.
+func planCheckout(ctx context.Context, r *repo.Repo, idx *index.Index, from, to plumbing.Hash, dirty DirtyFunc, conv *status.Converter) (*checkoutPlan, error) {
 	for _, e := range idx.Entries {
 		if e.Stage != 0 {
 			return nil, &repo.UnmergedError{Paths: unmergedPaths(idx), WholeIndex: true}
@@ -205,7 +233,7 @@ func planCheckout(ctx context.Context, r *repo.Repo, idx *index.Index, from, to 
 		case e != nil && nw.Mode != 0 && sameEntry(e, nw):
 			// The index already has the new version: keep it.
 		case e != nil && old.Mode != 0 && nw.Mode == 0 && sameEntry(e, old):
-			if ok, err := upToDate(r, idx, e); err != nil {
+			if ok, err := upToDate(r, idx, e, conv); err != nil {
 				return nil, err
 			} else if !ok {
 				refused = append(refused, c.Path)
@@ -213,7 +241,7 @@ func planCheckout(ctx context.Context, r *repo.Repo, idx *index.Index, from, to 
 			}
 			plan.removes = append(plan.removes, c)
 		case e != nil && old.Mode != 0 && nw.Mode != 0 && sameEntry(e, old):
-			if ok, err := upToDate(r, idx, e); err != nil {
+			if ok, err := upToDate(r, idx, e, conv); err != nil {
 				return nil, err
 			} else if !ok || parentBlocked(r, c.Path, entries, deleted) {
 				refused = append(refused, c.Path)
@@ -262,8 +290,9 @@ func sameEntry(e *index.Entry, f treeFile) bool {
 
 // upToDate is git's verify_uptodate: the worktree file matches its index
 // entry (or is missing, which a checkout may freely recreate). Stat data
-// decides when it is conclusive, else the content is hashed.
-func upToDate(r *repo.Repo, idx *index.Index, e *index.Entry) (bool, error) {
+// decides when it is conclusive, else the content is hashed (cleaned by
+// conv, as git add would store it).
+func upToDate(r *repo.Repo, idx *index.Index, e *index.Entry, conv *status.Converter) (bool, error) {
 	if e.SkipWorktree {
 		return true, nil
 	}
@@ -275,13 +304,13 @@ func upToDate(r *repo.Repo, idx *index.Index, e *index.Entry) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("switch: %w", err)
 	}
-	return fileMatchesEntry(abs, fi, e, idx.ModTime)
+	return fileMatchesEntry(abs, fi, e, idx.ModTime, cleanerFor(r, conv, e))
 }
 
 // fileMatchesEntry compares a worktree file with an index entry: type and
 // executable bit, then stat data (trusted unless racily clean), then the
-// blob hash of the content.
-func fileMatchesEntry(abs string, fi fs.FileInfo, e *index.Entry, indexMTime time.Time) (bool, error) {
+// blob hash of the content after clean (nil: as it is).
+func fileMatchesEntry(abs string, fi fs.FileInfo, e *index.Entry, indexMTime time.Time, clean func([]byte) []byte) (bool, error) {
 	mode := canonicalMode(e.Mode)
 	switch {
 	case mode == filemode.Submodule:
@@ -307,9 +336,18 @@ func fileMatchesEntry(abs string, fi fs.FileInfo, e *index.Entry, indexMTime tim
 		(indexMTime.IsZero() || e.ModifiedAt.Before(indexMTime)) {
 		return true, nil
 	}
+	if e.Size != 0 && probe.Size != e.Size {
+		// git's ie_modified: a file whose size changed is modified, even
+		// when its content, converted, is the entry's blob (a file whose
+		// line endings changed under core.autocrlf).
+		return false, nil
+	}
 	data, err := repo.ReadRegularNoFollow(abs, repo.MaxDataFileBytes)
 	if err != nil {
 		return false, err
+	}
+	if clean != nil {
+		data = clean(data)
 	}
 	return plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash, nil
 }
@@ -382,12 +420,27 @@ func parentDir(p string) string {
 
 // apply carries out a plan on the worktree and the in-memory index:
 // deletions first (so directories can turn into files and back), then
-// writes.
-func (p *checkoutPlan) apply(ctx context.Context, r *repo.Repo, idx *index.Index) error {
+// writes, with the line endings git would write: attributes from the new
+// index, then the worktree (conv gives the configuration). Files written
+// without a conversion git would apply are added to unconv.
+//
+// It returns the converter it wrote with.
+func (p *checkoutPlan) apply(ctx context.Context, r *repo.Repo, idx *index.Index, conv *status.Converter, unconv *[]status.Unconverted) (*status.Converter, error) {
 	entries := make(map[string]*index.Entry, len(idx.Entries))
+	final := make(map[string]treeFile, len(idx.Entries))
 	for _, e := range idx.Entries {
 		entries[e.Name] = e
+		if e.Stage == 0 {
+			final[e.Name] = treeFile{Mode: canonicalMode(e.Mode), Hash: e.Hash}
+		}
 	}
+	for _, c := range p.removes {
+		delete(final, c.Path)
+	}
+	for _, c := range p.writes {
+		final[c.Path] = c.New
+	}
+	out := conv.WithSources(treeAttributes(r, final), status.WorktreeAttributes(r.Root))
 	guard := newDirGuard()
 	drop := map[string]bool{}
 	for _, c := range p.removes {
@@ -396,7 +449,7 @@ func (p *checkoutPlan) apply(ctx context.Context, r *repo.Repo, idx *index.Index
 			continue
 		}
 		if err := removeWorktreeFile(r.Root, c.Path, c.Old.Mode, guard); err != nil {
-			return err
+			return nil, err
 		}
 		drop[c.Path] = true
 	}
@@ -405,16 +458,19 @@ func (p *checkoutPlan) apply(ctx context.Context, r *repo.Repo, idx *index.Index
 	updated := map[string]*index.Entry{}
 	for _, c := range p.writes {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if e := entries[c.Path]; e != nil && e.SkipWorktree {
 			ne := &index.Entry{Name: c.Path, Hash: c.New.Hash, Mode: c.New.Mode, SkipWorktree: true}
 			updated[c.Path] = ne
 			continue
 		}
-		fi, err := checkoutFile(r.Git.Storer, r.Abs(c.Path), c.New, guard)
+		fi, err := checkoutFile(r.Git.Storer, r.Abs(c.Path), c.New, guard, out, c.Path)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if c.New.Mode == filemode.Regular || c.New.Mode == filemode.Executable {
+			unconverted(out, c.Path, unconv)
 		}
 		updated[c.Path] = indexEntry(c.Path, c.New, fi)
 	}
@@ -434,5 +490,5 @@ func (p *checkoutPlan) apply(ctx context.Context, r *repo.Repo, idx *index.Index
 		kept = append(kept, ne)
 	}
 	idx.Entries = kept
-	return nil
+	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
 )
 
 // Worktree is one worktree, with the fields of `git worktree list
@@ -37,6 +38,10 @@ type Worktree struct {
 	// adminDir is the worktree's git directory (<common>/worktrees/<name>
 	// for linked worktrees).
 	adminDir string
+	// Unconverted are the files CreateWorktree wrote without a conversion
+	// git would apply (a clean/smudge filter such as git-lfs, ident,
+	// working-tree-encoding).
+	Unconverted []status.Unconverted `json:"-"`
 }
 
 // ListWorktrees lists the main worktree and then the linked ones sorted by
@@ -329,6 +334,9 @@ func writeWorktree(ctx context.Context, r *repo.Repo, abs, branch string, target
 	sort.Strings(paths)
 	idx := &index.Index{Version: 2}
 	guard := newDirGuard()
+	// A checkout reads attributes from the index it writes: the tree's.
+	conv := status.NewConverter(r, treeAttributes(r, files), status.WorktreeAttributes(abs))
+	var unconv []status.Unconverted
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -337,9 +345,12 @@ func writeWorktree(ctx context.Context, r *repo.Repo, abs, branch string, target
 			return nil, &UnsupportedError{Feature: fmt.Sprintf("an unsafe path %q in its tree", p)}
 		}
 		f := files[p]
-		fi, err := checkoutFile(r.Git.Storer, filepath.Join(abs, filepath.FromSlash(p)), f, guard)
+		fi, err := checkoutFile(r.Git.Storer, filepath.Join(abs, filepath.FromSlash(p)), f, guard, conv, p)
 		if err != nil {
 			return nil, fmt.Errorf("create worktree: %w", err)
+		}
+		if f.Mode == filemode.Regular || f.Mode == filemode.Executable {
+			unconverted(conv, p, &unconv)
 		}
 		idx.Entries = append(idx.Entries, indexEntry(p, f, fi))
 	}
@@ -347,6 +358,7 @@ func writeWorktree(ctx context.Context, r *repo.Repo, abs, branch string, target
 	if err != nil {
 		return nil, err
 	}
+	cleanLock(r, lock, conv)
 	if err := lock.Commit(idx); err != nil {
 		lock.Rollback()
 		return nil, fmt.Errorf("create worktree: %w", err)
@@ -354,7 +366,7 @@ func writeWorktree(ctx context.Context, r *repo.Repo, abs, branch string, target
 	if err := os.Remove(filepath.Join(admin, "locked")); err != nil {
 		return nil, fmt.Errorf("create worktree: %w", err)
 	}
-	wt := &Worktree{Path: abs, Head: target.String(), adminDir: admin}
+	wt := &Worktree{Path: abs, Head: target.String(), adminDir: admin, Unconverted: unconv}
 	if branch != "" {
 		wt.Branch = "refs/heads/" + branch
 	} else {
@@ -484,6 +496,7 @@ func worktreeChanges(ctx context.Context, r *repo.Repo, root, gitDir string) ([]
 	if err != nil {
 		return nil, err
 	}
+	conv := status.NewConverter(r, status.WorktreeAttributes(root), indexAttributes(r, idx))
 	head, err := readHead(r, gitDir)
 	if err != nil {
 		return nil, err
@@ -517,7 +530,7 @@ func worktreeChanges(ctx context.Context, r *repo.Repo, root, gitDir string) ([]
 		if canonicalMode(e.Mode) == filemode.Submodule {
 			continue
 		}
-		ok, err := fileMatchesEntry(abs, fi, e, idx.ModTime)
+		ok, err := fileMatchesEntry(abs, fi, e, idx.ModTime, cleanerFor(r, conv, e))
 		if err != nil || !ok {
 			changed[e.Name] = true
 		}

@@ -75,6 +75,11 @@ type IndexLock struct {
 	mtime   time.Time // the index file's mtime, zero when it did not exist
 	extras  *indexExtras
 	done    bool
+
+	// Clean, when set, turns a regular file's content into the blob git
+	// add would store for entry e (line-ending conversion) before a
+	// racily clean entry's file is compared with it on Commit.
+	Clean func(e *index.Entry, content []byte) []byte
 }
 
 // LockIndex takes <GitDir>/index.lock the way git does (an exclusive
@@ -387,6 +392,9 @@ func (l *IndexLock) smudgeRacy(es []*index.Entry) {
 			continue // changed: git sees it without help
 		}
 		content, err := ReadWorktreeBlob(abs, fi)
+		if err == nil && l.Clean != nil && fi.Mode().IsRegular() {
+			content = l.Clean(e, content)
+		}
 		if err != nil || BlobHash(content) != e.Hash {
 			e.Size = 0
 		}

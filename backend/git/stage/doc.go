@@ -11,7 +11,11 @@
 // those files again. Patch operations apply every file in memory first
 // and change nothing when one file does not apply.
 //
-// Content is stored as it is in the worktree: clean filters and
-// end-of-line conversion (core.autocrlf, the text attribute) are not
-// applied.
+// Content goes through git's end-of-line conversion (status.Converter):
+// staged as git add stores it, written back as git checkout writes it,
+// and a patch applied to worktree files as git apply does (CRLF lines
+// cleaned first unless the patch has them, the result written with the
+// file's line endings). Clean/smudge filters (git-lfs), ident and
+// working-tree-encoding are not applied; the git tools warn about the
+// files concerned.
 package stage

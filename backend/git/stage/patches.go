@@ -10,6 +10,7 @@ import (
 
 	"github.com/meith-dev/meith/backend/git/patch"
 	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
 )
 
 // fileImage is one path's content while patches are applied in memory.
@@ -205,8 +206,21 @@ func (s *session) indexLoader() loader {
 	}
 }
 
-// worktreeLoader reads images from the worktree.
-func worktreeLoader(r *repo.Repo, cfg coreConfig, s *session) loader {
+// worktreeLoader reads images from the worktree, as git apply does:
+// regular files with their line endings cleaned (CRLF → LF where git
+// would store LF), unless the patch's old side of the file has CRLF lines
+// (fps, with reverse as they will be applied), which git apply keeps.
+func worktreeLoader(r *repo.Repo, cfg coreConfig, s *session, conv *status.Converter, fps []patch.FilePatch, reverse bool) loader {
+	keepCRLF := map[string]bool{}
+	for _, fp := range fps {
+		if crlfInOld(fp, reverse) {
+			for _, p := range []string{fp.OldPath, fp.NewPath} {
+				if c, err := r.Confine(p); err == nil {
+					keepCRLF[c] = true
+				}
+			}
+		}
+	}
 	return func(p string) (fileImage, error) {
 		if err := repo.CheckNoSymlinkParent(r, p); err != nil {
 			return fileImage{}, err
@@ -233,8 +247,26 @@ func worktreeLoader(r *repo.Repo, cfg coreConfig, s *session) loader {
 		if err != nil {
 			return fileImage{}, err
 		}
+		if fi.Mode().IsRegular() && !keepCRLF[p] {
+			content = conv.Clean(p, content, nil) // git apply skips the safe-autocrlf check
+		}
 		return fileImage{exists: true, content: content, mode: mode}, nil
 	}
+}
+
+// crlfInOld is git apply's crlf_in_old: a line of the side the patch
+// applies to (context lines, and deleted lines, or added ones in reverse)
+// ends in CRLF.
+func crlfInOld(fp patch.FilePatch, reverse bool) bool {
+	for _, h := range fp.Hunks {
+		for _, l := range h.Lines {
+			old := l.Kind == patch.Context || l.Kind == patch.Deleted && !reverse || l.Kind == patch.Added && reverse
+			if old && bytes.HasSuffix(l.Text, []byte("\r\n")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeIndexImages records the patched images in the index: blobs are
@@ -263,8 +295,9 @@ func (s *session) writeIndexImages(res *patchResult) error {
 	return nil
 }
 
-// writeWorktreeImages writes the patched images to the worktree.
-func writeWorktreeImages(r *repo.Repo, cfg coreConfig, res *patchResult) error {
+// writeWorktreeImages writes the patched images to the worktree, regular
+// files with the line endings git would write (conv.Smudge).
+func writeWorktreeImages(r *repo.Repo, cfg coreConfig, conv *status.Converter, res *patchResult) error {
 	for _, p := range res.order {
 		img := res.images[p]
 		o := res.orig[p]
@@ -274,7 +307,11 @@ func writeWorktreeImages(r *repo.Repo, cfg coreConfig, res *patchResult) error {
 				return err
 			}
 		case img.exists && (!o.exists || o.mode != img.mode || !bytes.Equal(o.content, img.content)):
-			if _, err := repo.WriteWorktreeFile(r, p, img.content, cfg.writeMode(img.mode)); err != nil {
+			content := img.content
+			if img.mode == filemode.Regular || img.mode == filemode.Executable {
+				content = conv.Smudge(p, content)
+			}
+			if _, err := repo.WriteWorktreeFile(r, p, content, cfg.writeMode(img.mode)); err != nil {
 				return err
 			}
 		}

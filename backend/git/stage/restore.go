@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"bytes"
 	"context"
 	"sort"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/meith-dev/meith/backend/git/patch"
 
 	"github.com/meith-dev/meith/backend/git/repo"
+	"github.com/meith-dev/meith/backend/git/status"
 )
 
 // Target says what a restore changes.
@@ -135,10 +137,13 @@ func RestorePaths(ctx context.Context, r *repo.Repo, paths []string, target Targ
 	})
 }
 
-// checkoutEntry makes the worktree file of e hold e's content and mode
-// (unless it already does) and records fresh stat data, as `git
-// checkout-index --force` does. Gitlinks and skip-worktree entries are
-// left alone.
+// checkoutEntry makes the worktree file of e hold e's content and mode,
+// with the line endings git would write (conv.Smudge), and records fresh
+// stat data, as `git checkout-index --force` does: a file whose stat data
+// matches the entry is left alone (a racily clean one when its content,
+// cleaned, is e's blob); any other is written, unless it already holds
+// exactly the bytes that would be written. Gitlinks and skip-worktree
+// entries are left alone.
 func (s *session) checkoutEntry(e *index.Entry) error {
 	if e.Mode == filemode.Submodule || e.SkipWorktree || e.IntentToAdd {
 		return nil
@@ -147,21 +152,32 @@ func (s *session) checkoutEntry(e *index.Entry) error {
 	if err != nil {
 		return err
 	}
-	if fi != nil && !fi.IsDir() && s.cfg.worktreeMode(fi, e) == e.Mode {
-		if repo.StatMatches(e, fi) && !repo.IsRacy(e, s.lock.ModTime()) {
+	sameMode := fi != nil && !fi.IsDir() && s.cfg.worktreeMode(fi, e) == e.Mode
+	keep := func() error {
+		n := *e
+		repo.FillStat(&n, fi)
+		s.overlay[e.Name] = []*index.Entry{&n}
+		return nil
+	}
+	if sameMode && repo.StatMatches(e, fi) {
+		if !repo.IsRacy(e, s.lock.ModTime()) {
 			return nil
 		}
-		content, err := s.worktreeContent(e.Name, fi)
-		if err == nil && repo.BlobHash(content) == e.Hash {
-			n := *e
-			repo.FillStat(&n, fi)
-			s.overlay[e.Name] = []*index.Entry{&n}
-			return nil
+		if content, err := s.worktreeContent(e.Name, fi); err == nil && repo.BlobHash(content) == e.Hash {
+			return keep()
 		}
 	}
 	content, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
 	if err != nil {
 		return err
+	}
+	if e.Mode == filemode.Regular || e.Mode == filemode.Executable {
+		content = s.conv.Smudge(e.Name, content)
+	}
+	if sameMode {
+		if raw, err := repo.ReadWorktreeBlob(s.r.Abs(e.Name), fi); err == nil && bytes.Equal(raw, content) {
+			return keep()
+		}
 	}
 	wfi, err := repo.WriteWorktreeFile(s.r, e.Name, content, s.cfg.writeMode(e.Mode))
 	if err != nil {
@@ -194,7 +210,7 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 		return restorePatchWorktree(ctx, r, fps)
 	}
 	return withSession(ctx, r, func(s *session) error {
-		wres, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, s.cfg, s))
+		wres, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, s.cfg, s, s.conv, fps, true))
 		if err != nil {
 			return err
 		}
@@ -205,7 +221,7 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := writeWorktreeImages(r, s.cfg, wres); err != nil {
+		if err := writeWorktreeImages(r, s.cfg, s.conv, wres); err != nil {
 			return err
 		}
 		return s.writeIndexImages(ires)
@@ -217,12 +233,14 @@ func RestorePatch(ctx context.Context, r *repo.Repo, patchText string, target Ta
 // rewritten files by content once.
 func restorePatchWorktree(ctx context.Context, r *repo.Repo, fps []patch.FilePatch) error {
 	cfg := readCoreConfig(r)
-	res, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, cfg, nil))
+	// git apply without --index never reads the index, attributes included.
+	conv := status.NewConverter(r, status.WorktreeAttributes(r.Root))
+	res, err := applyPatches(r, fps, true, "working directory", worktreeLoader(r, cfg, nil, conv, fps, true))
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return writeWorktreeImages(r, cfg, res)
+	return writeWorktreeImages(r, cfg, conv, res)
 }

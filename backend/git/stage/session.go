@@ -33,8 +33,10 @@ type session struct {
 	overlay map[string][]*index.Entry
 	cfg     coreConfig
 	ignore  *status.IgnoreMatcher
-	// clean applies git's line-ending conversion to worktree content.
-	clean *status.Cleaner
+	// conv applies git's line-ending conversion between the worktree and
+	// the index (attributes from the worktree, else the index, as `git
+	// add` and `git checkout -- <path>` read them).
+	conv *status.Converter
 	// headTree is HEAD's tree (zero on an unborn branch) once headSet.
 	headTree plumbing.Hash
 	headSet  bool
@@ -53,8 +55,10 @@ func openSession(ctx context.Context, r *repo.Repo) (*session, error) {
 	if !sort.SliceIsSorted(idx.Entries, func(i, j int) bool { return entryLess(idx.Entries[i], idx.Entries[j]) }) {
 		sort.SliceStable(idx.Entries, func(i, j int) bool { return entryLess(idx.Entries[i], idx.Entries[j]) })
 	}
-	return &session{ctx: ctx, r: r, lock: lock, idx: idx, overlay: make(map[string][]*index.Entry), cfg: readCoreConfig(r),
-		clean: status.NewCleaner(r)}, nil
+	s := &session{ctx: ctx, r: r, lock: lock, idx: idx, overlay: make(map[string][]*index.Entry), cfg: readCoreConfig(r)}
+	s.conv = status.NewConverter(r, status.WorktreeAttributes(r.Root), s.indexFile)
+	lock.Clean = s.cleanFor
+	return s, nil
 }
 
 func entryLess(a, b *index.Entry) bool {
@@ -391,7 +395,7 @@ func (s *session) worktreeContent(p string, fi os.FileInfo) ([]byte, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return content, err
 	}
-	return s.clean.Clean(p, content, func() ([]byte, bool) {
+	return s.conv.Clean(p, content, func() ([]byte, bool) {
 		e := s.stage0(p)
 		if e == nil {
 			return nil, false
@@ -399,6 +403,26 @@ func (s *session) worktreeContent(p string, fi os.FileInfo) ([]byte, error) {
 		b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
 		return b, err == nil
 	}), nil
+}
+
+// cleanFor returns the content of e's worktree file as git add would
+// store it (for the racy-entry check of the index lock).
+func (s *session) cleanFor(e *index.Entry, content []byte) []byte {
+	return s.conv.Clean(e.Name, content, func() ([]byte, bool) {
+		b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
+		return b, err == nil
+	})
+}
+
+// indexFile returns the content of the regular file p in the session's
+// index (a .gitattributes file the worktree lacks).
+func (s *session) indexFile(p string) ([]byte, bool) {
+	e := s.stage0(p)
+	if e == nil || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+		return nil, false
+	}
+	b, err := repo.ReadBlob(s.r.Git.Storer, e.Hash)
+	return b, err == nil
 }
 
 // refreshStat fills e's stat data from its worktree file when the file

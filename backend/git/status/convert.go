@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -20,192 +19,131 @@ import (
 // emptyBlob is the name of the empty blob.
 var emptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
 
-// Line-ending conversion that git applies when it hashes a worktree file
-// (convert.c's crlf_action).
+// crlfAction is git's end-of-line conversion of a path (convert.c's
+// crlf_action).
 type crlfAction int
 
 const (
-	crlfBinary    crlfAction = iota // no conversion
-	crlfText                        // CRLF → LF always
-	crlfAuto                        // CRLF → LF if the file looks like text
-	crlfUndefined                   // no attribute decided yet
+	crlfUndefined crlfAction = iota // no attribute decided: core.autocrlf does
+	crlfBinary                      // no conversion
+	crlfText                        // text: CRLF → LF in; core.eol/autocrlf decide out
+	crlfTextInput                   // text eol=lf: CRLF → LF in, nothing out
+	crlfTextCRLF                    // text eol=crlf: CRLF → LF in, LF → CRLF out
+	crlfAuto                        // text=auto: like text, for files that look like text
+	crlfAutoInput                   // text=auto eol=lf, or core.autocrlf=input
+	crlfAutoCRLF                    // text=auto eol=crlf, or core.autocrlf=true
 )
 
-// Attribute states tracked for line endings.
-const (
-	attrUnspecified = iota
-	attrSet
-	attrUnset
-	attrAuto
-	attrInput
-)
+func (a crlfAction) auto() bool { return a == crlfAuto || a == crlfAutoInput || a == crlfAutoCRLF }
 
-// attrLine is one .gitattributes line, reduced to the attributes that
-// change how content is hashed: text (or the old crlf) and eol.
-type attrLine struct {
-	pat      ignorePattern
-	text     int // attr* state of "text" (or "crlf")
-	eol      string
-	hasText  bool
-	hasEOL   bool
-	resetEOL bool
-	// filter is the "filter" attribute ("" when unset or unspecified).
-	filter    string
-	hasFilter bool
-}
-
-func parseAttributes(b []byte, base string) []attrLine {
-	var out []attrLine
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		fields := strings.Fields(line)
-		pat := fields[0]
-		if strings.HasPrefix(pat, "\"") {
-			if u, err := strconv.Unquote(pat); err == nil {
-				pat = u
-			}
-		}
-		if strings.HasPrefix(pat, "[attr]") || strings.HasPrefix(pat, "!") {
-			continue // macro definitions; negative patterns are invalid
-		}
-		al := attrLine{pat: newIgnorePattern(pat, base)}
-		for _, a := range fields[1:] {
-			switch {
-			case a == "text" || a == "crlf":
-				al.text, al.hasText = attrSet, true
-			case a == "-text" || a == "-crlf" || a == "binary":
-				al.text, al.hasText = attrUnset, true
-			case a == "!text" || a == "!crlf":
-				al.text, al.hasText = attrUnspecified, true
-			case a == "text=auto":
-				al.text, al.hasText = attrAuto, true
-			case a == "text=input" || a == "crlf=input":
-				al.text, al.hasText = attrInput, true
-			case strings.HasPrefix(a, "eol="):
-				al.eol, al.hasEOL = strings.TrimPrefix(a, "eol="), true
-			case a == "-eol" || a == "!eol":
-				al.eol, al.hasEOL = "", true
-			case strings.HasPrefix(a, "filter="):
-				al.filter, al.hasFilter = strings.TrimPrefix(a, "filter="), true
-			case a == "-filter" || a == "!filter":
-				al.filter, al.hasFilter = "", true
-			}
-		}
-		if al.hasText || al.hasEOL || al.hasFilter {
-			out = append(out, al)
-		}
-	}
-	return out
-}
-
-// attrChecker finds the line-ending conversion of a path from the
-// .gitattributes files (lazily read and cached), .git/info/attributes and
-// core.attributesFile.
-type attrChecker struct {
-	root         string
-	global, info []attrLine
-	mu           sync.Mutex
-	dirs         map[string][]attrLine
-}
-
-func newAttrChecker(root, commonDir string, s *settings) *attrChecker {
-	a := &attrChecker{root: root, dirs: make(map[string][]attrLine)}
-	if s.attributesFile != "" {
-		if b, err := repo.ReadRegular(s.attributesFile, repo.MaxTextFileBytes); err == nil {
-			a.global = parseAttributes(b, "")
-		}
-	}
-	if b, err := repo.ReadRegular(filepath.Join(commonDir, "info", "attributes"), repo.MaxTextFileBytes); err == nil {
-		a.info = parseAttributes(b, "")
-	}
-	return a
-}
-
-func (a *attrChecker) dirLines(dir string) []attrLine {
-	a.mu.Lock()
-	lines, ok := a.dirs[dir]
-	a.mu.Unlock()
-	if ok {
-		return lines
-	}
-	abs := filepath.Join(a.root, filepath.FromSlash(dir), ".gitattributes")
-	if b, err := repo.ReadRegularNoFollow(abs, repo.MaxTextFileBytes); err == nil {
-		lines = parseAttributes(b, dir)
-	}
-	a.mu.Lock()
-	a.dirs[dir] = lines
-	a.mu.Unlock()
-	return lines
-}
-
-// matching calls fn with every attribute line that matches path p, lowest
-// priority first (so later assignments win): core.attributesFile, the
-// .gitattributes files from the root down, .git/info/attributes.
-func (a *attrChecker) matching(p string, fn func(l *attrLine)) {
-	basename := p[strings.LastIndexByte(p, '/')+1:]
-	apply := func(lines []attrLine) {
-		for i := range lines {
-			if l := &lines[i]; l.pat.matches(p, basename, false) {
-				fn(l)
-			}
-		}
-	}
-	apply(a.global)
-	dir := ""
-	apply(a.dirLines(dir))
-	for {
-		i := strings.IndexByte(p[len(dir):], '/')
-		if i < 0 {
-			break
-		}
-		dir = p[:len(dir)+i+1]
-		apply(a.dirLines(dir))
-	}
-	apply(a.info)
-}
-
-// filter returns the "filter" attribute of path p ("" when unset).
-func (a *attrChecker) filter(p string) string {
-	name := ""
-	a.matching(p, func(l *attrLine) {
-		if l.hasFilter {
-			name = l.filter
-		}
-	})
-	return name
-}
-
-// action returns the conversion for path p given the configuration.
-func (a *attrChecker) action(p string, s *settings) crlfAction {
-	text, eol := attrUnspecified, ""
-	a.matching(p, func(l *attrLine) {
-		if l.hasText {
-			text = l.text
-		}
-		if l.hasEOL {
-			eol = l.eol
-		}
-	})
-
-	switch text {
-	case attrSet, attrInput:
+// crlfFromAttr is git_path_check_crlf for the text (or crlf) attribute.
+func crlfFromAttr(st attrState) crlfAction {
+	switch st.state {
+	case attrSet:
 		return crlfText
 	case attrUnset:
 		return crlfBinary
-	case attrAuto:
-		return crlfAuto
+	case attrValue:
+		switch st.value {
+		case "input":
+			return crlfTextInput
+		case "auto":
+			return crlfAuto
+		}
 	}
-	if eol == "lf" || eol == "crlf" {
-		return crlfText
+	return crlfUndefined
+}
+
+// conversion is what git does to one path's content between the worktree
+// and the object store.
+type conversion struct {
+	action crlfAction
+	// driver is the clean/smudge filter git runs (a filter attribute whose
+	// driver has a clean, smudge or process command configured).
+	driver string
+	// ident is the ident attribute ($Id$ expansion).
+	ident bool
+	// encoding is a working-tree-encoding other than UTF-8.
+	encoding string
+}
+
+// conversionOf decides the conversion of path p like git's
+// convert_attrs: the text attribute (the crlf attribute when text says
+// nothing), refined by eol, then core.eol and core.autocrlf.
+func conversionOf(at map[string]attrState, s *settings) conversion {
+	action := crlfFromAttr(at["text"])
+	if action == crlfUndefined {
+		action = crlfFromAttr(at["crlf"])
 	}
+	if action != crlfBinary {
+		eol := at["eol"]
+		lf := eol.state == attrValue && eol.value == "lf"
+		crlf := eol.state == attrValue && eol.value == "crlf"
+		switch {
+		case action == crlfAuto && lf:
+			action = crlfAutoInput
+		case action == crlfAuto && crlf:
+			action = crlfAutoCRLF
+		case lf:
+			action = crlfTextInput
+		case crlf:
+			action = crlfTextCRLF
+		}
+	}
+	switch {
+	case action == crlfText && s.textEOLIsCRLF():
+		action = crlfTextCRLF
+	case action == crlfText:
+		action = crlfTextInput
+	case action == crlfUndefined && s.autocrlf == "true":
+		action = crlfAutoCRLF
+	case action == crlfUndefined && s.autocrlf == "input":
+		action = crlfAutoInput
+	case action == crlfUndefined:
+		action = crlfBinary
+	}
+	c := conversion{action: action}
+	if f := at["filter"]; f.state == attrValue && f.value != "" && s.cfg != nil {
+		for _, key := range []string{"clean", "smudge", "process"} {
+			if s.cfg.get("filter", f.value, key) != "" {
+				c.driver = f.value
+				break
+			}
+		}
+	}
+	c.ident = at["ident"].state == attrSet
+	if enc := at["working-tree-encoding"]; enc.state == attrValue && enc.value != "" && !isUTF8Name(enc.value) {
+		c.encoding = enc.value
+	}
+	return c
+}
+
+// isUTF8Name reports whether an encoding name is UTF-8 (git's
+// is_encoding_utf8).
+func isUTF8Name(s string) bool { return strings.EqualFold(s, "utf-8") || strings.EqualFold(s, "utf8") }
+
+// textEOLIsCRLF is git's text_eol_is_crlf: the line ending that text
+// files get in the worktree when no eol attribute says (core.autocrlf
+// first, then core.eol; native is LF here).
+func (s *settings) textEOLIsCRLF() bool {
 	switch s.autocrlf {
-	case "true", "input":
-		return crlfAuto
+	case "true":
+		return true
+	case "input":
+		return false
 	}
-	return crlfBinary
+	return s.eol == "crlf"
+}
+
+// outputCRLF is git's output_eol(action) == EOL_CRLF.
+func (s *settings) outputCRLF(a crlfAction) bool {
+	switch a {
+	case crlfTextCRLF, crlfAutoCRLF, crlfUndefined:
+		return true
+	case crlfText, crlfAuto:
+		return s.textEOLIsCRLF()
+	}
+	return false
 }
 
 // textStats are git's gather_stats counts.
@@ -265,6 +203,19 @@ func stripCRLF(b []byte) []byte {
 	return out
 }
 
+// addCR turns every LF not preceded by CR into CRLF (git's
+// crlf_to_worktree).
+func addCR(b []byte, lonelf int) []byte {
+	out := make([]byte, 0, len(b)+lonelf)
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\n' && (i == 0 || b[i-1] != '\r') {
+			out = append(out, '\r')
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
 // blobHash is git's object name of a blob with this content.
 func blobHash(content []byte) plumbing.Hash {
 	h := sha1.New()
@@ -277,9 +228,8 @@ func blobHash(content []byte) plumbing.Hash {
 
 // hasher computes the blob that `git add` would store for a worktree file.
 type hasher struct {
-	root  string
-	s     *settings
-	attrs *attrChecker
+	root string
+	conv *Converter
 	// indexBlob reads a blob of the index (for git's "safe autocrlf" rule:
 	// a file whose index blob has CRLFs is not converted).
 	indexBlob func(p string) ([]byte, bool)
@@ -302,8 +252,8 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, errNotHashable
 	}
 	action := crlfBinary
-	if h.attrs != nil {
-		action = h.attrs.action(p, h.s)
+	if h.conv != nil {
+		action = h.conv.conversion(p).action
 	}
 	if action == crlfBinary {
 		// Stream: no conversion, so the content need not be held.
@@ -335,21 +285,28 @@ func (h *hasher) hashPath(p string, s *fsStat) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return blobHash(h.convert(p, b, action)), nil
+	var index func() ([]byte, bool)
+	if h.indexBlob != nil {
+		index = func() ([]byte, bool) { return h.indexBlob(p) }
+	}
+	return blobHash(cleanCRLF(b, action, index)), nil
 }
 
-// convert applies git's clean-side line-ending conversion.
-func (h *hasher) convert(p string, b []byte, action crlfAction) []byte {
-	if len(b) == 0 || !bytes.Contains(b, []byte("\r\n")) {
+// cleanCRLF is git's crlf_to_git: CRLF → LF unless the action is binary,
+// or (text=auto and core.autocrlf) the content looks binary or the index's
+// version of the file (indexBlob, nil to skip the check, as git apply and
+// renormalizing do) already has CRLFs.
+func cleanCRLF(b []byte, action crlfAction, indexBlob func() ([]byte, bool)) []byte {
+	if action == crlfBinary || len(b) == 0 || !bytes.Contains(b, []byte("\r\n")) {
 		return b
 	}
-	if action == crlfAuto {
+	if action.auto() {
 		st := gatherStats(b)
 		if st.isBinary() {
 			return b
 		}
-		if h.indexBlob != nil {
-			if blob, ok := h.indexBlob(p); ok && bytes.IndexByte(blob, '\r') >= 0 {
+		if indexBlob != nil {
+			if blob, ok := indexBlob(); ok && bytes.IndexByte(blob, '\r') >= 0 {
 				bs := gatherStats(blob)
 				if !bs.isBinary() && bs.crlf > 0 {
 					return b
@@ -360,48 +317,104 @@ func (h *hasher) convert(p string, b []byte, action crlfAction) []byte {
 	return stripCRLF(b)
 }
 
-// Cleaner turns worktree content into the blob `git add` stores: git's
-// clean-side line-ending conversion from core.autocrlf, core.eol and the
-// text/eol/crlf attributes (the same rules the status engine hashes with).
-// Filters (clean/smudge, working-tree-encoding) are not applied;
-// FilterDriver tells which paths git would filter.
-type Cleaner struct{ h *hasher }
+// Converter applies git's end-of-line conversion between the worktree and
+// the object store for one repository: Clean turns worktree content into
+// the blob `git add` stores, Smudge turns a blob into the bytes `git
+// checkout` writes. The conversion of a path follows its text, crlf and eol
+// attributes (macros such as binary included), core.autocrlf and core.eol,
+// as git's convert.c decides it. Clean/smudge filters, ident and
+// working-tree-encoding are never applied: Unsupported names them for a
+// path, for callers to report.
+//
+// In-tree .gitattributes files come from the sources given, the first that
+// has a file winning; the others (the system and global files,
+// info/attributes) from disk. A Converter caches what it read and is safe
+// for concurrent use.
+type Converter struct {
+	s     *settings
+	attrs *attrChecker
+}
 
-// NewCleaner reads r's configuration and attribute files.
-func NewCleaner(r *repo.Repo) *Cleaner {
+// NewConverter reads r's configuration and the attribute files outside
+// the tree; sources give the in-tree .gitattributes files, in the order
+// git reads them for the operation (for cleaning: the worktree, then the
+// index; for a checkout: the index written, then the worktree).
+func NewConverter(r *repo.Repo, sources ...AttrSource) *Converter {
 	s := newSettings(loadConfig(r))
-	return &Cleaner{h: &hasher{root: r.Root, s: s, attrs: newAttrChecker(r.Root, r.CommonDir, s)}}
+	return &Converter{s: s, attrs: newAttrChecker(r.CommonDir, s, sources...)}
 }
 
-// FilterDriver returns the name of the clean/smudge filter git would run
-// for path p (repository relative): its "filter" attribute, when
-// filter.<name>.clean, .smudge or .process is configured (git ignores a
-// filter attribute without a driver). "" when git would not filter p.
-func (c *Cleaner) FilterDriver(p string) string {
-	name := c.h.attrs.filter(p)
-	if name == "" || c.h.s.cfg == nil {
-		return ""
-	}
-	for _, key := range []string{"clean", "smudge", "process"} {
-		if c.h.s.cfg.get("filter", name, key) != "" {
-			return name
-		}
-	}
-	return ""
+// WithSources returns a Converter with the same configuration and
+// out-of-tree attributes that reads in-tree attribute files from other
+// sources.
+func (c *Converter) WithSources(sources ...AttrSource) *Converter {
+	a := c.attrs
+	return &Converter{s: c.s, attrs: &attrChecker{sources: sources, system: a.system, global: a.global, info: a.info,
+		sigs: a.sigs, dirs: make(map[string][]attrRule)}}
 }
+
+// conversion returns the conversion of path p.
+func (c *Converter) conversion(p string) conversion {
+	return conversionOf(c.attrs.lookup(p), c.s)
+}
+
+// Converts reports whether Clean or Smudge may change path p's content
+// (its end-of-line conversion is not "binary").
+func (c *Converter) Converts(p string) bool { return c.conversion(p).action != crlfBinary }
 
 // Clean returns content as git would store it for path p (repository
 // relative). indexBlob, if non-nil, returns the index's current blob of p:
 // git's "safe autocrlf" rule leaves a file alone whose indexed version
-// already has CRLFs. Content that needs no conversion is returned as is.
-func (c *Cleaner) Clean(p string, content []byte, indexBlob func() ([]byte, bool)) []byte {
-	action := c.h.attrs.action(p, c.h.s)
-	if action == crlfBinary {
-		return content
+// already has CRLFs (git apply and renormalizing skip that rule: pass
+// nil). Content that needs no conversion is returned as is.
+func (c *Converter) Clean(p string, content []byte, indexBlob func() ([]byte, bool)) []byte {
+	return cleanCRLF(content, c.conversion(p).action, indexBlob)
+}
+
+// Smudge returns a blob's content as git would write it to the worktree
+// file p: LF turned into CRLF when the path's line ending is CRLF (for
+// text=auto and core.autocrlf only in files that look like text and have
+// no CR yet). Content that needs no conversion is returned as is.
+func (c *Converter) Smudge(p string, blob []byte) []byte {
+	action := c.conversion(p).action
+	if len(blob) == 0 || !c.s.outputCRLF(action) {
+		return blob
 	}
-	h := *c.h
-	if indexBlob != nil {
-		h.indexBlob = func(string) ([]byte, bool) { return indexBlob() }
+	st := gatherStats(blob)
+	if st.lonelf == 0 {
+		return blob
 	}
-	return h.convert(p, content, action)
+	if action.auto() && (st.lonecr > 0 || st.crlf > 0 || st.isBinary()) {
+		return blob
+	}
+	return addCR(blob, st.lonelf)
+}
+
+// Unsupported returns what git would do to path p's content that meith
+// does not, as attributes ("filter=lfs", "working-tree-encoding=UTF-16",
+// "ident", space-separated), or "" when nothing. A filter counts only
+// when its driver has a clean, smudge or process command configured (git
+// ignores a filter attribute without one).
+func (c *Converter) Unsupported(p string) string {
+	cv := c.conversion(p)
+	var parts []string
+	if cv.driver != "" {
+		parts = append(parts, "filter="+cv.driver)
+	}
+	if cv.encoding != "" {
+		parts = append(parts, "working-tree-encoding="+cv.encoding)
+	}
+	if cv.ident {
+		parts = append(parts, "ident")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Unconverted is a file whose content was read or written without a
+// conversion git would have applied (see Converter.Unsupported).
+type Unconverted struct {
+	Path string `json:"path"`
+	// What is what the attributes ask for: "filter=lfs", "ident",
+	// "working-tree-encoding=UTF-16", space-separated.
+	What string `json:"what"`
 }

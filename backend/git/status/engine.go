@@ -40,7 +40,9 @@ type Engine struct {
 	cfg     *settings
 	rules   *ignoreRules
 	matcher *IgnoreMatcher
-	attrs   *attrChecker
+	conv    *engineConv
+	// attrsDirty: a watcher reported a .gitattributes change.
+	attrsDirty bool
 
 	ix    *Index
 	ixSig fileSig
@@ -105,6 +107,9 @@ func (e *Engine) Invalidate(paths ...string) {
 			e.allDirty = true
 			continue
 		}
+		if basename(rel) == ".gitattributes" {
+			e.attrsDirty = true
+		}
 		e.dirty[rel] = struct{}{}
 	}
 }
@@ -115,6 +120,7 @@ func (e *Engine) InvalidateAll() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.allDirty = true
+	e.attrsDirty = true
 }
 
 func (e *Engine) relPath(p string) (string, bool) {
@@ -139,12 +145,19 @@ func (e *Engine) relPath(p string) (string, bool) {
 // come from changed; the worktree picture is dropped then.
 func (e *Engine) refreshConfig() {
 	if e.cfg != nil && sigsUnchanged(e.cfg.cfg.sigs) && sigsUnchanged(e.rules.sigs) {
+		if e.attrsChanged() {
+			// Files hashed with the old attributes are compared again.
+			e.conv, e.attrsDirty = nil, false
+			e.hashes.reset()
+			e.wtIx = nil
+		}
 		return
 	}
 	e.cfg = newSettings(loadConfig(e.r))
 	e.rules = loadIgnoreRules(e.r, e.cfg)
 	e.matcher = newIgnoreMatcher(e.r.Root, e.rules)
-	e.attrs = newAttrChecker(e.r.Root, e.r.CommonDir, e.cfg)
+	e.conv, e.attrsDirty = nil, false
+	e.hashes.reset() // hashed with the old conversions
 	e.wtIx = nil
 	e.staged = nil
 }
@@ -372,7 +385,7 @@ func (e *Engine) stagedFor(ctx context.Context, head headInfo, ix *Index, rename
 
 // newWalker sets up a worktree walk for ix.
 func (e *Engine) newWalker(ctx context.Context, ix *Index, opts Options) *walker {
-	h := &hasher{root: e.r.Root, s: e.cfg, attrs: e.attrs}
+	h := &hasher{root: e.r.Root, conv: e.converter(ix)}
 	h.indexBlob = func(p string) ([]byte, bool) { return e.indexBlob(ix, p) }
 	w := newWalker(ctx, e.r.Root, ix, e.cfg, e.rules, h, &e.hashes, !opts.NoUntracked)
 	w.submodule = func(en *Entry) byte { return submoduleCode(ctx, e.r.Abs(en.Path), en.Hash, opts) }

@@ -32,9 +32,11 @@ func run(t *testing.T, dir string, args ...string) string {
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
 		"-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"}, args...)...)
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr // warnings (about attributes, say) stay out of the output
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+		t.Fatalf("git %v in %s: %v\n%s%s", args, dir, err, out, stderr.String())
 	}
 	return string(out)
 }

@@ -32,13 +32,63 @@
 // index, config and other repository files are read through repo's
 // bounded reader (repo.ReadRegular).
 //
-// Known differences from git, by design or not yet done: clean/smudge
-// filters (git-lfs), ident and working-tree-encoding are not applied when
-// hashing (only line-ending conversion is; Cleaner.FilterDriver names the
-// filter git would run, for callers to warn); core.ignoreCase, split and
-// sparse indexes, and submodule.<name>.ignore are not supported; a
-// submodule counts as modified when its checked-out commit differs or its
-// worktree has any change (git's "S.M." / "S..U" details are not kept).
+// # Line endings and attributes
+//
+// The package also holds git's content conversion between the worktree and
+// the object store (Converter), which status, changes (git_diff), stage,
+// history (switch, new worktrees) and checkpoint all use, so that every
+// git tool reads and writes files as git does. The supported subset:
+//
+//   - End-of-line conversion, decided as git's convert.c decides it: the
+//     text attribute (set, unset, auto; the old crlf attribute when text
+//     says nothing, crlf=input included), eol=lf and eol=crlf, then
+//     core.eol (lf, crlf; native is LF here) and core.autocrlf (true,
+//     input, false).
+//   - Clean (what git add stores; what status hashes and git_diff shows of
+//     a worktree file): CRLF → LF, for text=auto and core.autocrlf only
+//     in files that do not look binary (a NUL, a lone CR, too many
+//     control characters) and whose index version has no CRLF (git's
+//     "safe autocrlf"); git apply's reading of worktree files skips that
+//     index check and keeps CRLF when the patch has it, as git does.
+//   - Smudge (what a checkout writes: git_restore, git_branch switch, new
+//     worktrees, git_checkpoint_restore): LF → CRLF where the line ending
+//     is CRLF, for text=auto and core.autocrlf only in text files that have
+//     no CR yet.
+//   - git's stat rules around them: a file whose size changed is modified
+//     without being hashed, so a file whose line endings alone changed is
+//     listed by status (" M") but has no diff, and blocks a switch, as in
+//     git.
+//   - Attributes: the built-in binary macro and [attr] macros (where git
+//     allows them: the root .gitattributes, info/attributes, the global and
+//     system files), "-attr", "!attr", quoted patterns, git's pattern rules
+//     (no negative patterns; "dir/" patterns match no file). Sources,
+//     lowest priority first: /etc/gitattributes (unless GIT_ATTR_NOSYSTEM),
+//     core.attributesFile (default $XDG_CONFIG_HOME/git/attributes), the
+//     .gitattributes files from the root down, $GIT_COMMON_DIR/info/attributes.
+//     An in-tree file is taken from the worktree first and the index
+//     second when files are read or restored (status, diff, add, apply,
+//     checkout -- <path>), from the index being written first when a
+//     switch or a new worktree writes them, and from the checkpoint itself
+//     when a checkpoint is restored. Every one is read through
+//     repo.ReadRegular (bounded, non-blocking; a symlink or special file in
+//     the tree counts as absent, as git treats it), and an engine reads
+//     them again when one changes.
+//
+// Never applied, and reported instead: clean/smudge filters (a filter
+// attribute whose driver has filter.<name>.clean, .smudge or .process
+// configured, as git-lfs installs it), ident and working-tree-encoding.
+// No external program runs; Converter.Unsupported names what a path asks
+// for, and the tools warn in their diagnostics about the files concerned.
+// Not done: core.safecrlf (git's warning or refusal of an irreversible
+// conversion), the diff attribute (files marked -diff, as by the binary
+// macro, are counted and shown as text when they look like text), and
+// merge drivers.
+//
+// Other known differences from git, by design or not yet done:
+// core.ignoreCase, split and sparse indexes, and submodule.<name>.ignore
+// are not supported; a submodule counts as modified when its checked-out
+// commit differs or its worktree has any change (git's "S.M." / "S..U"
+// details are not kept).
 package status
 
 import (

@@ -85,6 +85,13 @@ func (c *hashCache) get(p string, st *fsStat) (plumbing.Hash, bool) {
 	return h.hash, true
 }
 
+// reset forgets every hash.
+func (c *hashCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
 // put caches a hash unless the file changed too recently to trust its
 // stat data: a later write within the file system's timestamp granularity
 // could leave mtime, ctime and size unchanged (the racy-git problem).

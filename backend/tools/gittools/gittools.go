@@ -178,7 +178,19 @@ func (t *tools) gitStatus(ctx context.Context, call *registry.Call, in CwdInput)
 	if err != nil {
 		return nil, err
 	}
-	return t.status(ctx, rp)
+	st, err := t.status(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	// Only a worktree file's comparison with the index depends on the
+	// conversion.
+	paths := make([]string, 0, len(st.Unstaged))
+	for _, f := range st.Unstaged {
+		paths = append(paths, f.Path)
+	}
+	diagnose(call, t.unsupportedDiagnostics(rp, paths,
+		"status compares these files as they are where git compares them converted (for git-lfs, the clean filter's pointer), so it may list a file as modified that git does not"))
+	return st, nil
 }
 
 // diff is git_diff.
@@ -204,6 +216,14 @@ func (t *tools) diff(ctx context.Context, call *registry.Call, in DiffInput) (an
 	res, err := changes.Compute(ctx, t.d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath, Binary: in.Binary})
 	if err != nil {
 		return nil, toolError(err)
+	}
+	if res.Scope != changes.ScopeStaged {
+		paths := make([]string, 0, len(res.Files))
+		for _, f := range res.Files {
+			paths = append(paths, f.Path)
+		}
+		diagnose(call, t.unsupportedDiagnostics(rp, paths,
+			"the diff shows their worktree side as it is where git shows it converted (for git-lfs, the clean filter's pointer)"))
 	}
 	return res, nil
 }
@@ -265,11 +285,13 @@ func (t *tools) branch(ctx context.Context, call *registry.Call, in BranchInput)
 			}
 			return out, nil
 		}
-		err := history.SwitchBranch(ctx, rp, in.Name, dirty)
+		res, err := history.Switch(ctx, rp, in.Name, dirty)
 		e.InvalidateAll() // many files may have changed at once
 		if err != nil {
 			return nil, toolError(err)
 		}
+		diagnose(call, unconvertedDiagnostics(res.Unconverted,
+			"the switch wrote them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)"))
 	}
 	list, err := history.ListBranches(ctx, rp)
 	if err != nil {
@@ -297,9 +319,12 @@ func (t *tools) worktree(ctx context.Context, call *registry.Call, in WorktreeIn
 	}
 	switch action {
 	case "create":
-		if _, err := history.CreateWorktree(ctx, rp, path, in.Branch, in.StartPoint, in.Force); err != nil {
+		wt, err := history.CreateWorktree(ctx, rp, path, in.Branch, in.StartPoint, in.Force)
+		if err != nil {
 			return nil, toolError(err)
 		}
+		diagnose(call, unconvertedDiagnostics(wt.Unconverted,
+			"the new worktree has them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)"))
 	case "remove":
 		if err := history.RemoveWorktree(ctx, rp, path, in.Confirm, in.Force); err != nil {
 			return nil, toolError(err)

@@ -117,13 +117,16 @@ func TestSpecialFilesInRepository(t *testing.T) {
 		// config is added to .git/config before the file is replaced
 		// (for files only a setting makes meith read).
 		config string
+		// merging: the file's presence means a merge is in progress, during
+		// which git_checkpoint_create refuses (whatever the file is).
+		merging bool
 	}{
 		{rel: ".git/config"},
 		{rel: ".git/HEAD"},
 		{rel: ".git/index"},
 		{rel: ".git/packed-refs"},
 		{rel: ".git/refs/heads/side"},
-		{rel: ".git/MERGE_HEAD"},
+		{rel: ".git/MERGE_HEAD", merging: true},
 		{rel: ".git/shallow"},
 		{rel: ".git/commondir"},
 		{rel: ".git/objects/info/commit-graph", skipped: true},
@@ -188,6 +191,7 @@ func TestSpecialFilesInRepository(t *testing.T) {
 					}
 					switch {
 					case res.OK:
+					case tt.merging && tool.name == "git_checkpoint_create" && strings.Contains(res.Error.Message, "A merge is in progress"):
 					case tt.skipped:
 						t.Errorf("%s = %+v; want success, the %s skipped", tool.name, res.Error, tt.rel)
 					case !strings.Contains(res.Error.Message, "not a regular file") && !strings.Contains(res.Error.Message, "Nothing to commit"):

@@ -2,6 +2,7 @@ package gittools
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -90,6 +91,11 @@ func (t *tools) restore(ctx context.Context, call *registry.Call, in RestoreInpu
 	call.Progress("taking a checkpoint before restoring", -1)
 	cp, err := checkpoint.Create(ctx, rp, checkpoint.Meta{Label: "Before git_restore", Source: "restore",
 		SessionID: call.Client.SessionID, ToolCallID: call.RequestID})
+	if ip := (*checkpoint.InProgressError)(nil); errors.As(err, &ip) {
+		ip.Then = "run git_restore again"
+		return nil, protocol.Errorf(protocol.CodeToolFailed,
+			"Nothing was restored: git_restore takes a checkpoint first so that it can be undone, and none can be taken now. %v", ip)
+	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeToolFailed, "Nothing was restored: the safety checkpoint failed: %v", err)
 	}
@@ -108,8 +114,8 @@ func (t *tools) restore(ctx context.Context, call *registry.Call, in RestoreInpu
 		return nil, err
 	}
 	res := protocol.OKResult(&RestoreOutput{Status: st, Checkpoint: cp, Undo: undoHint(cp.ID)})
-	res.Diagnostics = filterDiagnostics(rp, before, in.Paths, in.Patch,
-		"git_restore wrote the stored content where git would write the smudge filter's output (for git-lfs, the pointer text instead of the file)")
+	res.Diagnostics = t.filterDiagnostics(rp, before, in.Paths, in.Patch,
+		"git_restore wrote them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)")
 	return &res, nil
 }
 
@@ -178,6 +184,8 @@ func (t *tools) restoreCheckpoint(ctx context.Context, call *registry.Call, in C
 	if err != nil {
 		return nil, err
 	}
+	diagnose(call, unconvertedDiagnostics(res.Unconverted,
+		"the restore wrote them as they are stored where git would convert them (for git-lfs, the pointer text instead of the file)"))
 	return &CheckpointRestoreOutput{Checkpoint: res.Checkpoint, PreRestore: res.PreRestore, Status: st,
 		Undo: undoHint(res.PreRestore.ID)}, nil
 }

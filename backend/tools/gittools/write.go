@@ -3,7 +3,6 @@ package gittools
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -30,8 +29,8 @@ func (t *tools) stageChanges(ctx context.Context, call *registry.Call, in StageI
 	}
 	// What this call staged is in the new status.
 	res := protocol.OKResult(st)
-	res.Diagnostics = filterDiagnostics(rp, st, in.Paths, in.Patch,
-		"git_stage stored the raw file content where git would store the clean filter's output (for git-lfs, a pointer)")
+	res.Diagnostics = t.filterDiagnostics(rp, st, in.Paths, in.Patch,
+		"git_stage stored them as they are where git would store them converted (for git-lfs, the clean filter's pointer)")
 	return &res, nil
 }
 
@@ -71,11 +70,12 @@ func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInpu
 // maxNamedFiltered is how many filtered files a diagnostic names.
 const maxNamedFiltered = 10
 
-// filterDiagnostics warns when files a call wrote have a clean/smudge
-// filter git would run (git-lfs), which meith does not apply. The files
-// are those of st (a status that lists them) under the given paths, or
-// those a patch names; consequence says what happened instead.
-func filterDiagnostics(rp *repo.Repo, st *status.Result, paths []string, patchText, consequence string) []protocol.Diagnostic {
+// filterDiagnostics warns when files a call wrote have a conversion git
+// would apply and meith does not (a clean/smudge filter such as git-lfs,
+// ident, working-tree-encoding). The files are those of st (a status that
+// lists them) under the given paths, or those a patch names; consequence
+// says what happened instead.
+func (t *tools) filterDiagnostics(rp *repo.Repo, st *status.Result, paths []string, patchText, consequence string) []protocol.Diagnostic {
 	var candidates []string
 	if strings.TrimSpace(patchText) != "" {
 		fps, err := patch.Parse([]byte(patchText))
@@ -101,39 +101,61 @@ func filterDiagnostics(rp *repo.Repo, st *status.Result, paths []string, patchTe
 			}
 		}
 	}
-	if len(candidates) == 0 {
+	return t.unsupportedDiagnostics(rp, candidates, consequence)
+}
+
+// unsupportedDiagnostics returns a warning naming the files of paths whose
+// content git would transform in a way meith does not (see
+// status.Converter.Unsupported), with what their attributes say and
+// consequence, or nothing when there are none.
+func (t *tools) unsupportedDiagnostics(rp *repo.Repo, paths []string, consequence string) []protocol.Diagnostic {
+	if len(paths) == 0 {
 		return nil
 	}
-	cleaner := status.NewCleaner(rp)
-	var named []string
-	drivers := map[string]bool{}
-	count := 0
-	for _, p := range candidates {
-		d := cleaner.FilterDriver(p)
-		if d == "" {
+	conv, err := t.d.Hub.Engine(rp).Converter()
+	if err != nil {
+		return nil
+	}
+	var files []status.Unconverted
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
 			continue
 		}
-		count++
-		drivers[d] = true
-		if len(named) < maxNamedFiltered {
-			named = append(named, p)
+		seen[p] = true
+		if what := conv.Unsupported(p); what != "" {
+			files = append(files, status.Unconverted{Path: p, What: what})
 		}
 	}
-	if count == 0 {
+	return unconvertedDiagnostics(files, consequence)
+}
+
+// unconvertedDiagnostics returns a warning naming files read or written
+// without a conversion git would apply (up to maxNamedFiltered of them,
+// each with what its attributes say) and consequence, or nothing when
+// there are none.
+func unconvertedDiagnostics(files []status.Unconverted, consequence string) []protocol.Diagnostic {
+	if len(files) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(drivers))
-	for d := range drivers {
-		names = append(names, "filter="+d)
+	named := make([]string, 0, min(len(files), maxNamedFiltered))
+	for _, f := range files[:min(len(files), maxNamedFiltered)] {
+		named = append(named, f.Path+" ("+f.What+")")
 	}
-	sort.Strings(names)
 	list := strings.Join(named, ", ")
-	if count > len(named) {
-		list += fmt.Sprintf(" and %d more", count-len(named))
+	if len(files) > len(named) {
+		list += fmt.Sprintf(" and %d more", len(files)-len(named))
 	}
 	return []protocol.Diagnostic{{Level: "warn", Message: fmt.Sprintf(
-		"clean/smudge filters are not applied by meith: %s (%s in the attributes); %s",
-		list, strings.Join(names, ", "), consequence)}}
+		"meith does not run clean/smudge filters (git-lfs) or apply ident and working-tree-encoding: %s; %s",
+		list, consequence)}}
+}
+
+// diagnose adds diagnostics to the call's result.
+func diagnose(call *registry.Call, ds []protocol.Diagnostic) {
+	for _, d := range ds {
+		call.Diagnose(d)
+	}
 }
 
 // pathsOrPatch checks that exactly one of paths and patch is given and
