@@ -115,11 +115,11 @@ func (s *Store) SyncDiagnostics(ctx context.Context) []protocol.Diagnostic {
 
 // Change tells subscribers what changed; they re-read the store. Kind is
 // one of "spaces" (spaces or the active space), "tabs" (browser or workspace
-// tabs), "projects" or "settings".
+// tabs), "projects", "plugins" or "settings".
 type Change struct {
 	Kind string `json:"kind"`
-	// IDs are the spaces or tabs added, removed or modified (none for
-	// settings).
+	// IDs are the spaces, tabs, projects or plugins added, removed or
+	// modified (none for settings).
 	IDs []string `json:"ids,omitempty"`
 }
 
@@ -129,6 +129,7 @@ const (
 	ChangeTabs     = "tabs"
 	ChangeSettings = "settings"
 	ChangeProjects = "projects"
+	ChangePlugins  = "plugins"
 )
 
 // Options configure [Open].
@@ -588,6 +589,9 @@ func diff(a, b *State) []Change {
 	}
 	if projectIDs := diffByID(a.Projects, b.Projects, func(p Project) string { return p.ID }); len(projectIDs) > 0 {
 		out = append(out, Change{Kind: ChangeProjects, IDs: projectIDs})
+	}
+	if pluginIDs := diffByID(a.Plugins, b.Plugins, func(p Plugin) string { return p.ID }); len(pluginIDs) > 0 {
+		out = append(out, Change{Kind: ChangePlugins, IDs: pluginIDs})
 	}
 	if !reflect.DeepEqual(a.Settings, b.Settings) {
 		out = append(out, Change{Kind: ChangeSettings})
