@@ -375,6 +375,29 @@ func (s *Store) Settings() AppSettings {
 	return s.st.Settings
 }
 
+// Plugins returns a deep copy of the installed plugins (cheaper than Get
+// for callers that read only them, such as the permission check of every
+// plugin call).
+func (s *Store) Plugins() []Plugin {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Plugin, len(s.st.Plugins))
+	for i, p := range s.st.Plugins {
+		out[i] = p.Clone()
+	}
+	return out
+}
+
+// Plugin returns a deep copy of the installed plugin id.
+func (s *Store) Plugin(id string) (Plugin, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.st.Plugin(id); p != nil {
+		return p.Clone(), true
+	}
+	return Plugin{}, false
+}
+
 // Update applies fn to a copy of the state under the store's lock. Fields
 // that mirror a page (browser tab titles, URLs, favicons, error texts) are
 // cut to their bounds ([BrowserTab.ClampPageFields]). If fn returns an
