@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meith-dev/meith/backend/protocol"
+	"github.com/meith-dev/meith/backend/project/template"
 )
 
 // TestParseManifest: the manifest rules of reference §8, one row each.
@@ -202,5 +203,20 @@ func TestLoadDir(t *testing.T) {
 	if _, _, err := LoadDir("relative/dir"); CodeOf(err) != CodeInvalid {
 		t.Errorf("a relative folder: %v, want INVALID", err)
 	}
-	_ = protocol.CapReadOnly
+}
+
+// TestTemplateInstalls: a project made from the plugin-basic template is a
+// plugin folder as it is, asking for the tools API.
+func TestTemplateInstalls(t *testing.T) {
+	dir, err := template.Create(context.Background(), t.TempDir(), template.PluginBasic, "Deploy board")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ID != "local.deploy-board" || m.Name != "Deploy board" || m.Entry != "index.html" || fmt.Sprint(m.RequestedAPIs) != "[tools]" {
+		t.Errorf("manifest %+v", m)
+	}
 }
