@@ -58,8 +58,8 @@ type SetEnabledInput struct {
 	Enabled  bool   `json:"enabled" jsonschema:"true to enable (every requested API scope must be approved), false to disable"`
 }
 
-// OpenTabInput is the input of open_plugin_tab.
-type OpenTabInput struct {
+// OpenPluginTabInput is the input of open_plugin_tab.
+type OpenPluginTabInput struct {
 	PluginID string `json:"pluginId" jsonschema:"the plugin's id (see list_plugins)" maxLength:"128"`
 	SpaceID  string `json:"spaceId,omitempty" jsonschema:"the space to open the tab in (default: the active space)" maxLength:"256"`
 }
@@ -237,7 +237,7 @@ func (t *tools) uninstall(ctx context.Context, call *registry.Call, in PluginIDI
 	return UninstallResult{Uninstalled: in.PluginID}, nil
 }
 
-func (t *tools) openTab(ctx context.Context, call *registry.Call, in OpenTabInput) (TabResult, error) {
+func (t *tools) openTab(ctx context.Context, call *registry.Call, in OpenPluginTabInput) (TabResult, error) {
 	if err := notPlugin(call, "open_plugin_tab"); err != nil {
 		return TabResult{}, err
 	}
