@@ -271,6 +271,43 @@ func TestToolFailure(t *testing.T) {
 		"{\n  \"ok\": false,\n  \"error\": {\n    \"code\": \"UNKNOWN_TOOL\",\n    \"message\": \"Unknown tool: app_pnig\",\n    \"details\": {\n      \"suggestion\": \"app_ping\"\n    }\n  }\n}\n", "")
 }
 
+// TestMappedCommandToolMissing: a mapped command whose tool the runtime
+// lacks (an older runtime) prints the runtime's UNKNOWN_TOOL and exits 1.
+func TestMappedCommandToolMissing(t *testing.T) {
+	f := &fakeConn{
+		tools: []protocol.ToolDescriptor{{Name: "app_ping"}},
+		respond: func(_ context.Context, tool string, _ json.RawMessage, _ client.CallOptions) (protocol.ToolResult, error) {
+			return protocol.ErrorResult(protocol.CodeUnknownTool, "Unknown tool: "+tool, nil), nil
+		},
+	}
+	expect(t, run(f, "--socket", sock, "plugins"), 1, "", "error (UNKNOWN_TOOL): Unknown tool: list_plugins\n")
+	if c := f.lastCall(t); c.Tool != "list_plugins" || c.Args != `{}` {
+		t.Errorf("call = %s %s", c.Tool, c.Args)
+	}
+}
+
+// TestTopHelpHidesMissingTools: --help lists only the mapped commands
+// whose tools the runtime has and says how many it left out; --all lists
+// every one.
+func TestTopHelpHidesMissingTools(t *testing.T) {
+	var tools []protocol.ToolDescriptor
+	for _, c := range commandTable {
+		if c.Tool != "list_plugins" && c.Tool != "open_plugin_tab" {
+			tools = append(tools, protocol.ToolDescriptor{Name: c.Tool})
+		}
+	}
+	f := &fakeConn{tools: tools}
+	r := run(f, "--socket", sock, "--help")
+	if r.code != 0 || strings.Contains(r.out, "\n  plugins ") || strings.Contains(r.out, "\n  open-plugin ") || !strings.Contains(r.out, "\n  install-plugin ") ||
+		!strings.Contains(r.out, `(2 commands whose tools this runtime lacks are not listed; "meith help --all" lists every command.)`) {
+		t.Errorf("--help against a runtime without list_plugins and open_plugin_tab:\n%s", r)
+	}
+	r = run(f, "--socket", sock, "help", "--all")
+	if r.code != 0 || !strings.Contains(r.out, "\n  plugins ") || strings.Contains(r.out, "not listed") {
+		t.Errorf("help --all:\n%s", r)
+	}
+}
+
 func TestEventsDuringCall(t *testing.T) {
 	f := &fakeConn{respond: func(_ context.Context, _ string, _ json.RawMessage, o client.CallOptions) (protocol.ToolResult, error) {
 		o.OnEvent(protocol.Progress("step", 0.5))

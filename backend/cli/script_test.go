@@ -134,6 +134,7 @@ var grantedScripts = map[string][]protocol.Capability{
 	"files":    {protocol.CapWritesFiles, protocol.CapDestructive},
 	"storage":  {protocol.CapDestructive},
 	"projects": {protocol.CapWritesFiles, protocol.CapStartsProcess, protocol.CapAccessesNetwork},
+	"plugins":  {protocol.CapDestructive, protocol.CapControlsBrowser},
 	// Their own runtimes so that waitinflight counts only their calls.
 	"interrupt": {},
 	"devlogs":   {protocol.CapStartsProcess},

@@ -32,6 +32,7 @@ import (
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
 	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/permission"
+	"github.com/meith-dev/meith/backend/plugin"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/project"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -133,6 +134,7 @@ type Instance struct {
 	files     *files.Engine    // the workspace file tools' engine
 	lsp       *lsp.Manager     // language servers of get_diagnostics
 	projects  *project.Service // projects: one space each, their runs
+	plugins   *plugin.Service  // installed plugins and their grants
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -184,8 +186,9 @@ func New(cfg Config) (*Instance, error) {
 		aopts.FirstUIGrace = FirstWindowGrace
 	}
 	i.approvals = permission.NewApprovals(aopts)
+	i.plugins = i.newPlugins()
 	popts := permission.Options{CLIGrants: cfg.GrantCLI, ApprovalTimeout: cfg.ApprovalTimeout, AgentGate: i.gateAgent,
-		Terminals: i.terminalShells, RulesFile: filepath.Join(paths.UserData, ApprovalRulesFile)}
+		Terminals: i.terminalShells, RulesFile: filepath.Join(paths.UserData, ApprovalRulesFile), PluginGrants: i.plugins.Grants}
 	if cfg.Desktop || cfg.ApprovalUI {
 		// Only a runtime with a window (or a test standing in for one) can
 		// ask a person; a headless runtime denies at once and says how to
@@ -406,6 +409,7 @@ func (i *Instance) registerTools() {
 	i.registerAgentTools()
 	i.registerFileTools()
 	i.registerProjectTools()
+	i.registerPluginTools()
 	storagetools.Register(i.reg, storagetools.Deps{Store: storage.New(storage.Options{
 		UserData: i.paths.UserData, State: i.state, Logs: i.log, Audit: i.audit, Agents: i.agents})})
 }

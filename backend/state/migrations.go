@@ -16,6 +16,7 @@ var migrations = []migration{
 	0: migrateV0toV1,
 	1: migrateV1toV2,
 	2: migrateV2toV3,
+	3: migrateV3toV4,
 }
 
 // migrate brings doc from its version to CurrentVersion. A document without
@@ -124,6 +125,14 @@ func migrateV1toV2(doc map[string]any, now int64) error {
 func migrateV2toV3(doc map[string]any, now int64) error {
 	if doc["projects"] == nil {
 		doc["projects"] = []any{}
+	}
+	return nil
+}
+
+// migrateV3toV4 adds the plugin records: an empty list.
+func migrateV3toV4(doc map[string]any, now int64) error {
+	if doc["plugins"] == nil {
+		doc["plugins"] = []any{}
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func parseVersion(raw json.RawMessage, rep *repairLog) (v int, plain bool) {
 // sanitizeDoc makes the generic document safe for the migrations: the
 // lists are lists of objects and the settings an object.
 func sanitizeDoc(doc map[string]any, rep *repairLog) {
-	for _, key := range []string{"spaces", "browserTabs", "workspaceTabs", "projects"} {
+	for _, key := range []string{"spaces", "browserTabs", "workspaceTabs", "projects", "plugins"} {
 		v, ok := doc[key]
 		if !ok || v == nil {
 			continue
@@ -150,7 +150,7 @@ const UntitledSpaceName = "Untitled"
 // filled, references to what does not exist dropped (the active space
 // falls back to the first one, tabs of a missing space go), unknown tab
 // kinds dropped, one active workspace tab per space kept, projects repaired
-// (see repairProjects), unknown settings
+// (see repairProjects), plugins repaired (see repairPlugins), unknown settings
 // reset to their defaults, and over-long fields cut (paths cleared). Each
 // kind of repair is noted once, with a count.
 func (s *State) repair(now int64, rep *repairLog) {
@@ -246,6 +246,7 @@ func (s *State) repair(now int64, rep *repairLog) {
 	s.WorkspaceTabs = wtabs
 
 	s.repairProjects(claim, rep)
+	s.repairPlugins(rep)
 	s.Settings.repair(rep)
 	s.repairLengths(rep)
 }

@@ -115,11 +115,11 @@ func (s *Store) SyncDiagnostics(ctx context.Context) []protocol.Diagnostic {
 
 // Change tells subscribers what changed; they re-read the store. Kind is
 // one of "spaces" (spaces or the active space), "tabs" (browser or workspace
-// tabs), "projects" or "settings".
+// tabs), "projects", "plugins" or "settings".
 type Change struct {
 	Kind string `json:"kind"`
-	// IDs are the spaces or tabs added, removed or modified (none for
-	// settings).
+	// IDs are the spaces, tabs, projects or plugins added, removed or
+	// modified (none for settings).
 	IDs []string `json:"ids,omitempty"`
 }
 
@@ -129,6 +129,7 @@ const (
 	ChangeTabs     = "tabs"
 	ChangeSettings = "settings"
 	ChangeProjects = "projects"
+	ChangePlugins  = "plugins"
 )
 
 // Options configure [Open].
@@ -374,6 +375,29 @@ func (s *Store) Settings() AppSettings {
 	return s.st.Settings
 }
 
+// Plugins returns a deep copy of the installed plugins (cheaper than Get
+// for callers that read only them, such as the permission check of every
+// plugin call).
+func (s *Store) Plugins() []Plugin {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Plugin, len(s.st.Plugins))
+	for i, p := range s.st.Plugins {
+		out[i] = p.Clone()
+	}
+	return out
+}
+
+// Plugin returns a deep copy of the installed plugin id.
+func (s *Store) Plugin(id string) (Plugin, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.st.Plugin(id); p != nil {
+		return p.Clone(), true
+	}
+	return Plugin{}, false
+}
+
 // Update applies fn to a copy of the state under the store's lock. Fields
 // that mirror a page (browser tab titles, URLs, favicons, error texts) are
 // cut to their bounds ([BrowserTab.ClampPageFields]). If fn returns an
@@ -588,6 +612,9 @@ func diff(a, b *State) []Change {
 	}
 	if projectIDs := diffByID(a.Projects, b.Projects, func(p Project) string { return p.ID }); len(projectIDs) > 0 {
 		out = append(out, Change{Kind: ChangeProjects, IDs: projectIDs})
+	}
+	if pluginIDs := diffByID(a.Plugins, b.Plugins, func(p Plugin) string { return p.ID }); len(pluginIDs) > 0 {
+		out = append(out, Change{Kind: ChangePlugins, IDs: pluginIDs})
 	}
 	if !reflect.DeepEqual(a.Settings, b.Settings) {
 		out = append(out, Change{Kind: ChangeSettings})

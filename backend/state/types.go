@@ -1,6 +1,6 @@
 // Package state is the persistent app state of meith: spaces, the active
-// space, browser tabs, workspace tabs, projects and the app settings, kept in
-// <userData>/state.json.
+// space, browser tabs, workspace tabs, projects, installed plugins and the
+// app settings, kept in <userData>/state.json.
 //
 // A [Store] loads the file (migrating older versions forward, repairing
 // what breaks the invariants while keeping the user's spaces, setting aside
@@ -21,7 +21,7 @@ import (
 
 // CurrentVersion is the version of the state.json layout this build writes.
 // Each bump adds one step to the migration chain (see migrations.go).
-const CurrentVersion = 3
+const CurrentVersion = 4
 
 // Id prefixes of the state's objects (ids are "<prefix>_<12 hex>").
 const (
@@ -64,7 +64,9 @@ type State struct {
 	WorkspaceTabs []WorkspaceTab `json:"workspaceTabs"`
 	// Projects are the folders opened as projects, one per space (version
 	// 3; see projects.go).
-	Projects []Project   `json:"projects"`
+	Projects []Project `json:"projects"`
+	// Plugins are the installed plugins (version 4; see plugins.go).
+	Plugins  []Plugin    `json:"plugins"`
 	Settings AppSettings `json:"settings"`
 }
 
@@ -324,6 +326,7 @@ func Default(now int64) State {
 		BrowserTabs:   []BrowserTab{},
 		WorkspaceTabs: []WorkspaceTab{},
 		Projects:      []Project{},
+		Plugins:       []Plugin{},
 		Settings:      DefaultSettings(),
 	}
 }
@@ -375,6 +378,10 @@ func (s State) Clone() State {
 	for i, p := range s.Projects {
 		c.Projects[i] = p.Clone()
 	}
+	c.Plugins = make([]Plugin, len(s.Plugins))
+	for i, p := range s.Plugins {
+		c.Plugins[i] = p.Clone()
+	}
 	c.Settings = s.Settings.Clone()
 	return c
 }
@@ -413,7 +420,8 @@ func clonePtr[T any](p *T) *T {
 // workspace tab kinds; at most one active workspace tab per space; layouts
 // as [State.NormalizeLayouts] leaves them; the project invariants (one
 // project per folder and per space, its space existing and naming it, see
-// validateProjects); names, titles and paths within
+// validateProjects); the plugin invariants (see validatePlugins); names,
+// titles and paths within
 // their bounds (see limits.go); a known default package manager and
 // devServerOpenBrowser mode.
 func (s *State) Validate() error {
@@ -474,6 +482,9 @@ func (s *State) Validate() error {
 		}
 	}
 	if err := s.validateProjects(seen); err != nil {
+		return err
+	}
+	if err := s.validatePlugins(); err != nil {
 		return err
 	}
 	if err := s.validateLayouts(); err != nil {

@@ -105,7 +105,7 @@ func TestEveryUserDataEntryIsCovered(t *testing.T) {
 		}
 	}
 	for _, name := range []string{instance.AuditFile, instance.LogsFile, instance.StateFile, instance.ProcessesFile,
-		instance.AgentDir, instance.TrashDir, instance.ApprovalRulesFile, "browser", "terminal-scrollback", "shell-init"} {
+		instance.AgentDir, instance.TrashDir, instance.ApprovalRulesFile, instance.PluginsDir, "browser", "terminal-scrollback", "shell-init"} {
 		if len(storage.Covers(name)) == 0 {
 			t.Errorf("the instance's %q is in no storage collection", name)
 		}

@@ -39,6 +39,7 @@ const (
 	CollectionProcesses     = "processes"
 	CollectionTrash         = "trash"
 	CollectionApprovalRules = "approval_rules"
+	CollectionPlugins       = "plugins"
 )
 
 // Entry names under the user data folder (and the artifacts folder) that
@@ -58,6 +59,7 @@ const (
 	ShellInitDir      = "shell-init"
 	TrashDir          = "trash"
 	ApprovalRulesFile = "approval-rules.json"
+	PluginsDir        = "plugins"
 )
 
 // Collection is one row of [Table].
@@ -91,7 +93,7 @@ type Collection struct {
 // is).
 var Table = []Collection{
 	{Name: CollectionState, Kind: KindJSON, Path: StateFile,
-		Description: "App state: spaces, tabs, projects and settings (state.json and its corrupt backups)",
+		Description: "App state: spaces, tabs, projects, installed plugins and settings (state.json and its corrupt backups)",
 		Entries:     []string{StateFile}, Prefixes: []string{StateFile + ".", "." + StateFile + "."}},
 	{Name: CollectionLogs, Kind: KindJSONL, Path: LogsFile, Clearable: true,
 		Description: "Structured app logs (logs.jsonl, redacted)",
@@ -123,6 +125,9 @@ var Table = []Collection{
 	{Name: CollectionApprovalRules, Kind: KindJSON, Path: ApprovalRulesFile,
 		Description: "Approval rules remembered for folders",
 		Entries:     []string{ApprovalRulesFile}, Prefixes: []string{"." + ApprovalRulesFile + "."}},
+	{Name: CollectionPlugins, Kind: KindDirectory, Path: PluginsDir,
+		Description: "Plugins installed from archives, extracted (folder and dev-server plugins stay where they are)",
+		Entries:     []string{PluginsDir}},
 }
 
 // NotCollections are top-level entries of the user data folder that hold

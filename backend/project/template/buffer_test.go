@@ -213,7 +213,7 @@ func TestBufferSurvivesRestart(t *testing.T) {
 		t.Fatalf("plugin Allocate = %q, %v, %v", dir, fromBuffer, err)
 	}
 	var m pluginManifest
-	readJSON(t, filepath.Join(dir, "meith-plugin.json"), &m)
+	readJSON(t, filepath.Join(dir, "plugin.json"), &m)
 	if m.ID != "local.tab-notes" || m.Name != "Tab Notes" {
 		t.Errorf("manifest = %+v", m)
 	}

@@ -173,7 +173,7 @@ func TestCreateNameIsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m pluginManifest
-	readJSON(t, filepath.Join(plugin, "meith-plugin.json"), &m)
+	readJSON(t, filepath.Join(plugin, "plugin.json"), &m)
 	wantName := "Evil \"App\" </title><script>alert(1)</script> \\ {{.Slug}} R&D" // the control character cleaned
 	if m.Name != wantName || m.ID != "local.evil-app-title-script-alert-1-script-slug-r-d" {
 		t.Errorf("manifest = %+v", m)
@@ -186,12 +186,12 @@ func TestCreatePluginBasic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".gitignore", "README.md", "index.html", "main.js", "meith-plugin.json"}
+	want := []string{".gitignore", "README.md", "index.html", "main.js", "plugin.json"}
 	if got := tree(t, dir); !slices.Equal(got, want) {
 		t.Errorf("files = %v, want %v", got, want)
 	}
 	var m pluginManifest
-	readJSON(t, filepath.Join(dir, "meith-plugin.json"), &m)
+	readJSON(t, filepath.Join(dir, "plugin.json"), &m)
 	// The id rule of the original's plugin manifest.
 	idRule := regexp.MustCompile(`(?i)^[a-z0-9]+(?:[._-][a-z0-9]+)+$`)
 	if m.Kind != "plugin" || !idRule.MatchString(m.ID) || m.ID != "local.tab-counter" || m.Name != "Tab Counter" ||
@@ -206,7 +206,7 @@ func TestCreatePluginBasic(t *testing.T) {
 	if err != nil || filepath.Base(dir) != "meith-plugin" {
 		t.Fatalf("Create with an empty name = %q, %v", dir, err)
 	}
-	readJSON(t, filepath.Join(dir, "meith-plugin.json"), &m)
+	readJSON(t, filepath.Join(dir, "plugin.json"), &m)
 	if m.Name != "meith-plugin" || m.ID != "local.meith-plugin" {
 		t.Errorf("manifest = %+v", m)
 	}

@@ -306,7 +306,7 @@ var manifestFields = map[string]func(p params) []field{
 	"package.json": func(p params) []field {
 		return []field{{"name", p.Slug}}
 	},
-	"meith-plugin.json": func(p params) []field {
+	"plugin.json": func(p params) []field {
 		return []field{{"id", "local." + p.Slug}, {"name", p.Name}}
 	},
 }

@@ -223,7 +223,7 @@ export type AppState = Refine<
 
 /** Payload of the "state_changed" Wails event: a hint to re-read. */
 export interface StateChangedPayload {
-  kind: 'spaces' | 'tabs' | 'settings';
+  kind: 'spaces' | 'tabs' | 'projects' | 'plugins' | 'settings';
   ids?: string[];
 }
 

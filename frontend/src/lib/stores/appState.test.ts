@@ -19,6 +19,7 @@ const fake = vi.hoisted(() => {
     browserTabs: [],
     workspaceTabs: [],
     projects: [],
+    plugins: [],
     settings: {
       autoRunOnOpen: false,
       confirmOnClose: true,

@@ -30,7 +30,7 @@ export class ProjectsStore extends LiveModel {
 
   /** Follows the state_changed hints that may concern projects (start, stop and refresh: LiveModel). */
   protected readonly hints = liveStore<StateChangedPayload>(Topics.stateChanged, () => this.load(), {
-    accept: (p) => p?.kind !== 'tabs' && p?.kind !== 'settings',
+    accept: (p) => p?.kind !== 'tabs' && p?.kind !== 'settings' && p?.kind !== 'plugins',
     onError: (err) => (this.error = errorText(err)),
   });
 

@@ -211,6 +211,20 @@ export interface ApplogEntry {
 }
 
 /**
+ * ApproveInput is the input of approve_plugin_grants.
+ *
+ * (Go: plugintools.ApproveInput)
+ */
+export interface ApproveInput {
+  /** the plugin's id (see list_plugins) */
+  pluginId: string;
+  /** the capabilities to approve (default none); those the plugin did not request are ignored */
+  capabilities?: ('read-only' | 'writes-files' | 'controls-browser' | 'starts-process' | 'accesses-network' | 'destructive')[];
+  /** the API scopes to approve (default none); those the plugin did not request are ignored */
+  apis?: ('tools' | 'storage' | 'cdp' | 'ai')[];
+}
+
+/**
  * AttachInput is the input of attach_process_logs.
  *
  * (Go: processtools.AttachInput)
@@ -1809,6 +1823,20 @@ export interface Info {
 }
 
 /**
+ * InstallInput is the input of install_plugin: exactly one source.
+ *
+ * (Go: plugintools.InstallInput)
+ */
+export interface InstallInput {
+  /** a plugin folder holding plugin.json (or a package.json with a "meith" field); a leading ~ is the home folder, a relative path is relative to the caller's working directory */
+  directory?: string;
+  /** a .tgz, .tar.gz or .tar plugin archive, extracted under meith's user data (same path rules as directory) */
+  archive?: string;
+  /** a dev server's http(s) URL; the manifest is read from <origin>/plugin.json and the pages are served by it */
+  devUrl?: string;
+}
+
+/**
  * InstancesResult is the result of app_list_instances.
  *
  * (Go: apptools.InstancesResult)
@@ -2200,6 +2228,18 @@ export interface OpenInput {
 }
 
 /**
+ * OpenPluginTabInput is the input of open_plugin_tab.
+ *
+ * (Go: plugintools.OpenPluginTabInput)
+ */
+export interface OpenPluginTabInput {
+  /** the plugin's id (see list_plugins) */
+  pluginId: string;
+  /** the space to open the tab in (default: the active space) */
+  spaceId?: string;
+}
+
+/**
  * OpenProjectInput is the input of project_open.
  *
  * (Go: projecttools.OpenProjectInput)
@@ -2426,6 +2466,112 @@ export interface PlanEntry {
   content: string;
   status: string;
   priority?: string;
+}
+
+/**
+ * Plugin is an installed plugin (the original's InstalledPlugin): what its
+ * manifest says, where it came from, what it asks for and what the user
+ * approved. A plugin starts disabled with nothing approved; re-installing
+ * keeps only the approvals still requested and disables it again.
+ *
+ * Invariants ([State.Validate]): a valid, unique id; a non-empty name; a
+ * known source with an absolute Root (local-dir, archive) or an http(s)
+ * URL (dev-url); a relative entry that stays inside the root; requested
+ * capabilities and APIs from their vocabularies without repeats; approved
+ * grants a subset of the requested ones; an enabled plugin has every
+ * requested API approved.
+ *
+ * (Go: state.Plugin)
+ */
+export interface Plugin {
+  /** ID is the manifest's id. */
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  /** Source is where the plugin was installed from. */
+  source: PluginSource;
+  /**
+   * Root is the real path of the folder holding the plugin's files: the
+   * folder itself (local-dir) or its extracted copy under the user data
+   * folder (archive); "" for a dev-url plugin.
+   */
+  root: string;
+  /**
+   * Entry is the page to open: a slash-separated path relative to Root
+   * (local-dir, archive) or to the dev server's origin (dev-url).
+   */
+  entry: string;
+  /** Requested is what the manifest asks for. */
+  requestedGrants: PluginGrants;
+  /** Approved is what the user approved: always within Requested. */
+  approvedGrants: PluginGrants;
+  /**
+   * Enabled plugins may run: only they have an identity (their calls are
+   * decided by their approved capabilities) and open tabs.
+   */
+  enabled: boolean;
+  /** Unix milliseconds, of the latest install */
+  installedAt: number;
+  /** Unix milliseconds */
+  updatedAt: number;
+}
+
+/**
+ * PluginGrants are capabilities (tool capabilities the plugin's calls may
+ * use) and API scopes (bridge namespaces).
+ *
+ * (Go: state.PluginGrants)
+ */
+export interface PluginGrants {
+  capabilities: Capability[] | null;
+  apis: string[] | null;
+}
+
+/**
+ * PluginIDInput is the input of uninstall_plugin.
+ *
+ * (Go: plugintools.PluginIDInput)
+ */
+export interface PluginIDInput {
+  /** the plugin's id (see list_plugins) */
+  pluginId: string;
+}
+
+/**
+ * PluginResult is the result of install_plugin, approve_plugin_grants and
+ * set_plugin_enabled.
+ *
+ * (Go: plugintools.PluginResult)
+ */
+export interface PluginResult {
+  plugin: Plugin;
+}
+
+/**
+ * PluginSource says where a plugin was installed from.
+ *
+ * (Go: state.PluginSource)
+ */
+export interface PluginSource {
+  /** Kind is local-dir, archive or dev-url. */
+  kind: string;
+  /**
+   * Path is the folder (local-dir, its real path) or the archive file
+   * (archive) the plugin was installed from.
+   */
+  path?: string;
+  /** URL is the dev server's URL as given (dev-url). */
+  url?: string;
+}
+
+/**
+ * PluginsResult is the result of list_plugins.
+ *
+ * (Go: plugintools.PluginsResult)
+ */
+export interface PluginsResult {
+  plugins: Plugin[] | null;
 }
 
 /**
@@ -3219,6 +3365,18 @@ export interface SessionOutput {
 }
 
 /**
+ * SetEnabledInput is the input of set_plugin_enabled.
+ *
+ * (Go: plugintools.SetEnabledInput)
+ */
+export interface SetEnabledInput {
+  /** the plugin's id (see list_plugins) */
+  pluginId: string;
+  /** true to enable (every requested API scope must be approved), false to disable */
+  enabled: boolean;
+}
+
+/**
  * SetFileInput is the input of set_workspace_tab_file. The nullable fields
  * are raw so that null (clear) differs from absent (keep).
  *
@@ -3461,6 +3619,8 @@ export interface State {
    * 3; see projects.go).
    */
   projects: Project[] | null;
+  /** Plugins are the installed plugins (version 4; see plugins.go). */
+  plugins: Plugin[] | null;
   settings: AppSettings;
 }
 
@@ -3554,6 +3714,15 @@ export interface StopServersResult {
 export interface Storage {
   dataDirectory: string;
   collections: Record<string, unknown> | null;
+}
+
+/**
+ * TabResult is the result of open_plugin_tab.
+ *
+ * (Go: plugintools.TabResult)
+ */
+export interface TabResult {
+  tab: BrowserTab;
 }
 
 /**
@@ -3797,6 +3966,15 @@ export interface UndoResult {
 }
 
 /**
+ * UninstallResult is the result of uninstall_plugin.
+ *
+ * (Go: plugintools.UninstallResult)
+ */
+export interface UninstallResult {
+  uninstalled: string;
+}
+
+/**
  * Usage is token usage as the agent reports it.
  *
  * (Go: agent.Usage)
@@ -4007,6 +4185,7 @@ export type ToolName =
   | 'app_ping'
   | 'app_screenshot'
   | 'app_set_debug_mode'
+  | 'approve_plugin_grants'
   | 'attach_process_logs'
   | 'audit_query'
   | 'audit_watch'
@@ -4054,13 +4233,16 @@ export type ToolName =
   | 'git_worktree'
   | 'go_back'
   | 'go_forward'
+  | 'install_plugin'
   | 'kill_terminal'
   | 'list_dev_servers'
+  | 'list_plugins'
   | 'list_spaces'
   | 'list_terminals'
   | 'move_tab'
   | 'navigate'
   | 'open_browser_tab'
+  | 'open_plugin_tab'
   | 'open_workspace_tab'
   | 'permission_list_rules'
   | 'permission_revoke_rule'
@@ -4086,6 +4268,7 @@ export type ToolName =
   | 'scroll_page'
   | 'send_keys'
   | 'set_app_settings'
+  | 'set_plugin_enabled'
   | 'set_space_layout'
   | 'set_workspace_tab_file'
   | 'set_workspace_tab_terminal'
@@ -4102,6 +4285,7 @@ export type ToolName =
   | 'switch_space'
   | 'take_screenshot'
   | 'type_text'
+  | 'uninstall_plugin'
   | 'update_space'
   | 'workspace_apply_patch'
   | 'workspace_delete_path'
@@ -4163,6 +4347,8 @@ export interface ToolTypes {
   app_screenshot: { input: NoArgs; output: AppScreenshotResult };
   /** Enable or disable app debug mode (debug-level entries are kept in logs.jsonl while it is on). */
   app_set_debug_mode: { input: DebugInput; output: unknown };
+  /** Approve a subset of a plugin's requested capabilities and API scopes (replacing the earlier approval). Approval never exceeds what the manifest requested. */
+  approve_plugin_grants: { input: ApproveInput; output: PluginResult };
   /** Replay a dev server's captured logs and stream new lines as log events until the call is cancelled. Resolve a target by id or by cwd. */
   attach_process_logs: { input: AttachInput; output: AttachResult };
   /** Read the audit log of tool calls (redacted), newest first, across audit.jsonl and its archives: filter by callers, tools, decisions, space, time (since/until: RFC 3339 or a duration like 1h) and text; page with nextCursor. */
@@ -4257,10 +4443,14 @@ export interface ToolTypes {
   go_back: { input: BrowserTabInput; output: BrowserTab };
   /** Navigate a browser tab forward in its history. */
   go_forward: { input: BrowserTabInput; output: BrowserTab };
+  /** Install (or re-install) a plugin from exactly one of: a local directory containing a plugin manifest, a .tgz/.tar.gz/.tar archive, or a dev server URL. The plugin starts disabled with no approved grants; a re-install keeps the approvals the new manifest still requests and disables it. */
+  install_plugin: { input: InstallInput; output: PluginResult };
   /** Send a termination signal to a terminal session. */
   kill_terminal: { input: KillTerminalInput; output: Terminal };
   /** List managed dev servers and their status/port. */
   list_dev_servers: { input: NoArgs; output: DevServer[] | null };
+  /** List installed plugins with their requested and approved grants (capabilities and API scopes), source and whether they are enabled. */
+  list_plugins: { input: NoArgs; output: PluginsResult };
   /** List all spaces and the active space id. */
   list_spaces: { input: NoArgs; output: ListResult };
   /** List active terminal sessions. */
@@ -4271,6 +4461,8 @@ export interface ToolTypes {
   navigate: { input: NavigateInput; output: BrowserTab };
   /** Open a new browser tab pointing at a URL and focus it. */
   open_browser_tab: { input: OpenInput; output: BrowserTab };
+  /** Open a browser tab hosting an installed AND enabled plugin. The tab receives the permission-gated plugin bridge. */
+  open_plugin_tab: { input: OpenPluginTabInput; output: TabResult };
   /** Open a workspace tab (editor/terminal/agent/preview/git) in the active space. */
   open_workspace_tab: { input: OpenTabInput; output: WorkspaceTab };
   /** List the remembered approval rules ("always for this folder"): each a folder and the capability allowed there. Window only. */
@@ -4321,6 +4513,8 @@ export interface ToolTypes {
   send_keys: { input: KeysInput; output: OKResult };
   /** Patch global app settings (auto-run, confirm/stop-on-close, show-output-on-run, default package manager, debug mode, stop orphans on start, dev server browser (offer/open/off), audit retention (retentionDays, maxMB), git: refresh, untracked, restore confirmation, checkpoints, identity profiles). Only the provided keys change. */
   set_app_settings: { input: SetInput; output: unknown };
+  /** Enable or disable an installed plugin. Enabling requires the requested API scopes to be approved first. Disabling revokes any open plugin tabs. */
+  set_plugin_enabled: { input: SetEnabledInput; output: PluginResult };
   /** Change how a space's workspace is arranged: split into two panes (or back to one), the split ratio, the focused pane, and the bottom drawer's visibility and height. */
   set_space_layout: { input: LayoutInput; output: Space };
   /** Set file-focused workspace tab state: editor focused/open files or git selected file (paths relative to cwd). */
@@ -4353,6 +4547,8 @@ export interface ToolTypes {
   take_screenshot: { input: BrowserTabInput; output: BrowserScreenshotResult };
   /** Focus an element (by get_browser_state id) and type text, replacing its current value. */
   type_text: { input: TypeInput; output: TypeResult };
+  /** Uninstall a plugin and revoke any open plugin tabs hosting it (an archive plugin's extracted files are removed; a folder or dev server is left alone). */
+  uninstall_plugin: { input: PluginIDInput; output: UninstallResult };
   /** Rename and/or recolor a space. */
   update_space: { input: SpaceUpdateInput; output: Space };
   /** Apply non-overlapping range edits {start, end, newText} to a text file; offsets count UTF-16 code units of the current content (as JavaScript does) and must not split a surrogate pair. The edits are validated and applied all or nothing, atomically. Returns the content before and after and undo metadata. */

@@ -88,6 +88,7 @@ function initialState(over: { browserTabs?: BrowserTab[]; workspaceTabs?: Worksp
     browserTabs: over.browserTabs ?? [],
     workspaceTabs: over.workspaceTabs ?? [],
     projects: [],
+    plugins: [],
     settings: {
       autoRunOnOpen: false, confirmOnClose: true, stopServersOnClose: true, showOutputOnRun: true, defaultPackageManager: 'unknown',
       debugMode: false, stopOrphansOnStart: false, devServerOpenBrowser: over.open ?? 'offer', audit: { retentionDays: 90, maxMB: 200 },

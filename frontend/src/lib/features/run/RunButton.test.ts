@@ -117,6 +117,7 @@ function initialState(open: 'offer' | 'open' | 'off' = 'offer', showOutputOnRun 
   return {
     version: 3,
     projects: [],
+    plugins: [],
     spaces: [{ id: 'space_1', name: 'shop', color: '#6366f1', cwd: '/home/me/shop', projectId: 'proj_1', layout: undefined as never, createdAt: 1, updatedAt: 1 }],
     activeSpaceId: 'space_1',
     browserTabs,

@@ -77,6 +77,7 @@ function initialState(profiles: IdentityProfile[], active: string | null): AppSt
     browserTabs: [],
     workspaceTabs: [],
     projects: [],
+    plugins: [],
     settings: defaultSettings({ identityProfiles: profiles, activeIdentityProfileId: active }),
   };
 }

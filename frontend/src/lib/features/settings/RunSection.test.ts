@@ -87,7 +87,7 @@ async function show(list: Project[]) {
   fake.state = {
     version: 3,
     spaces: [{ id: 'space_1', name: 'shop', color: '#6366f1', cwd: '/home/me/shop', projectId: list[0]?.id ?? null, layout: undefined as never, createdAt: 1, updatedAt: 1 }],
-    activeSpaceId: 'space_1', browserTabs: [], workspaceTabs: [], projects: [], settings: defaultSettings(),
+    activeSpaceId: 'space_1', browserTabs: [], workspaceTabs: [], projects: [], plugins: [], settings: defaultSettings(),
   };
   await appState.refresh();
   await projects.refresh();
