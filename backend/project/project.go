@@ -109,16 +109,9 @@ func Folder(dir string) (string, error) {
 }
 
 // Detect says what the folder dir holds (without opening it).
-func (s *Service) Detect(dir string) (detect.Detection, error) {
-	real, err := Folder(dir)
-	if err != nil {
-		return detect.Detection{}, err
-	}
-	d, err := detect.Detect(real)
-	if err != nil {
-		return detect.Detection{}, &FolderError{Path: dir, Problem: "could not be inspected", Err: err}
-	}
-	return d, nil
+func (s *Service) Detect(dir string) (detect.Detection, []string, error) {
+	d, err := s.SetupDetect(dir)
+	return d.Detection, d.Problems, err
 }
 
 // SetupDetect is Detect plus env files, workspaces and setup notes.
@@ -230,10 +223,11 @@ func (s *Service) Open(ctx context.Context, o OpenOptions) (OpenResult, error) {
 	if err != nil {
 		return OpenResult{}, err
 	}
-	d, err := detect.Detect(real)
+	sd, err := detect.SetupDetect(real)
 	if err != nil {
 		return OpenResult{}, &FolderError{Path: o.Cwd, Problem: "could not be inspected", Err: err}
 	}
+	d := sd.Detection
 	s.openMu.Lock()
 	var res OpenResult
 	now := s.now()
@@ -286,6 +280,9 @@ func (s *Service) Open(ctx context.Context, o OpenOptions) (OpenResult, error) {
 	if sp := snap.Space(res.Project.SpaceID); sp != nil {
 		res.Space = sp.Clone()
 	}
+	// A broken project file does not stop the open (it can be fixed in the
+	// editor), but the caller hears of it.
+	res.Notes = append(res.Notes, sd.Problems...)
 	start := s.opts.Store.Settings().AutoRunOnOpen
 	if o.StartDevServer != nil {
 		start = *o.StartDevServer

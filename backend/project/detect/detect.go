@@ -62,6 +62,11 @@ type SetupDetection struct {
 	// SetupNotes are sentences for people: "Run pnpm install: node_modules is
 	// missing", "package.json is not valid JSON: line 3".
 	SetupNotes []string `json:"setupNotes"`
+	// Problems are the notes that say a project file could not be used
+	// (package.json not valid JSON, too large, not a regular file…): the
+	// folder still opens, so the file can be fixed, and the tools that
+	// detect show these as warnings.
+	Problems []string `json:"-"`
 }
 
 // Script is one package.json script.
@@ -182,6 +187,7 @@ type detector struct {
 	root       []entry
 	truncated  bool
 	notes      []string
+	problems   []string
 
 	node   *nodeResult
 	golang *goResult
@@ -199,6 +205,13 @@ type detector struct {
 
 func (d *detector) note(format string, args ...any) {
 	d.notes = append(d.notes, fmt.Sprintf(format, args...))
+}
+
+// problem adds a note that says a project file could not be used (also
+// listed in SetupDetection.Problems).
+func (d *detector) problem(format string, args ...any) {
+	d.note(format, args...)
+	d.problems = append(d.problems, d.notes[len(d.notes)-1])
 }
 
 // file reports whether name is a regular file inside the folder.
@@ -261,6 +274,7 @@ func (d *detector) run() SetupDetection {
 		d.note("The folder has more than %d entries: only the first %d were looked at", maxDirEntries, maxDirEntries)
 	}
 	out.SetupNotes = append([]string{}, d.notes...)
+	out.Problems = d.problems
 	return out
 }
 
@@ -477,10 +491,10 @@ func cut(s string, n int) string {
 func (d *detector) reportUnread(name string, st readStatus) {
 	switch st {
 	case readNotRegular:
-		d.note("%s is not a regular file and was not read", name)
+		d.problem("%s is not a regular file and was not read", name)
 	case readTooLarge:
-		d.note("%s is larger than %d MiB and was not read", name, maxFileBytes>>20)
+		d.problem("%s is larger than %d MiB and was not read", name, maxFileBytes>>20)
 	case readRefused:
-		d.note("%s could not be read (a link out of the folder or no permission)", name)
+		d.problem("%s could not be read (a link out of the folder or no permission)", name)
 	}
 }

@@ -71,7 +71,7 @@ func detectNode(d *detector) *nodeResult {
 	if st == readTooLarge {
 		d.reportUnread("package.json", st)
 	} else if p, problem := parsePackageJSON(data); problem != "" {
-		d.note("package.json %s", problem)
+		d.problem("package.json %s", problem)
 	} else {
 		pkg = p
 	}

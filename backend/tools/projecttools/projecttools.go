@@ -304,7 +304,8 @@ func (t *tools) detect(ctx context.Context, call *registry.Call, in DetectInput)
 	if err != nil {
 		return detect.Detection{}, err
 	}
-	d, err := t.p.Detect(cwd)
+	d, problems, err := t.p.Detect(cwd)
+	notes(call, problems)
 	return d, mapError(err)
 }
 

@@ -639,3 +639,30 @@ func TestRunThatExitsAtOnceFails(t *testing.T) {
 		t.Errorf("a server that prints its port: %+v, want its port in the answer", run.DevServer)
 	}
 }
+
+// TestBrokenPackageJSONIsAWarning: a folder whose package.json is not
+// valid JSON still opens (the file can be fixed in the editor), and
+// project_detect and project_open say what is wrong with it as a warning;
+// a healthy folder gets no such warning.
+func TestBrokenPackageJSONIsAWarning(t *testing.T) {
+	h := setup(t)
+	broken := filepath.Join(h.dir, "broken")
+	os.Mkdir(broken, 0o755)
+	os.WriteFile(filepath.Join(broken, "package.json"), []byte("{\n  \"name\": \"broken\",\n  \"scripts\": {\n"), 0o644)
+	warned := func(res protocol.ToolResult) bool {
+		for _, d := range res.Diagnostics {
+			if d.Level == "warn" && strings.Contains(d.Message, "package.json is not valid JSON") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tool := range []string{"project_detect", "project_open"} {
+		if res := h.ok(tool, jsonArg(map[string]any{"cwd": broken}), nil); !warned(res) {
+			t.Errorf("%s of a broken package.json: diagnostics %+v, want a warning naming it", tool, res.Diagnostics)
+		}
+		if res := h.ok(tool, jsonArg(map[string]any{"cwd": h.nodeApp("healthy-"+tool, nil)}), nil); warned(res) {
+			t.Errorf("%s of a healthy folder warned: %+v", tool, res.Diagnostics)
+		}
+	}
+}
