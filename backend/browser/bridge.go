@@ -35,11 +35,14 @@ type Bridge struct {
 	// OnNavigate receives every URL the main frame commits (new
 	// documents and same-document changes alike), in order, before any
 	// call made from the document that URL belongs to.
-	OnNavigate func(url string)
+	OnNavigate func(t *Tab, url string)
 	// OnCall receives each call made from the main frame's page world. It
 	// runs on the tab's bridge goroutine, one call at a time, after every
 	// earlier navigation: it must not block for long.
-	OnCall func(BridgeCall)
+	OnCall func(t *Tab, c BridgeCall)
+	// OnEnd, when set, is called once when the tab ends (closed, crashed,
+	// the browser gone), after the last call was handed over.
+	OnEnd func()
 }
 
 // BridgeCall is one call of a tab's bridge binding.
@@ -310,6 +313,9 @@ func (tb *tabBridge) push(t *Tab, it bridgeItem) {
 // bridgeLoop hands the queued items to the owner, in order, until the tab
 // ends.
 func (t *Tab) bridgeLoop(tb *tabBridge) {
+	if tb.spec.OnEnd != nil {
+		defer tb.spec.OnEnd()
+	}
 	for {
 		tb.mu.Lock()
 		if len(tb.queue) == 0 || tb.dropped {
@@ -330,9 +336,9 @@ func (t *Tab) bridgeLoop(tb *tabBridge) {
 		tb.mu.Unlock()
 		switch {
 		case it.call == nil && tb.spec.OnNavigate != nil:
-			tb.spec.OnNavigate(it.url)
+			tb.spec.OnNavigate(t, it.url)
 		case it.call != nil:
-			tb.spec.OnCall(*it.call)
+			tb.spec.OnCall(t, *it.call)
 		}
 	}
 }

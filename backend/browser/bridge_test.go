@@ -20,12 +20,12 @@ type bridgeRecorder struct {
 
 func (r *bridgeRecorder) bridge(name, preload string) *Bridge {
 	return &Bridge{Name: name, Preload: preload,
-		OnNavigate: func(url string) {
+		OnNavigate: func(_ *Tab, url string) {
 			r.mu.Lock()
 			r.items = append(r.items, "nav "+url)
 			r.mu.Unlock()
 		},
-		OnCall: func(c BridgeCall) {
+		OnCall: func(_ *Tab, c BridgeCall) {
 			r.mu.Lock()
 			r.items = append(r.items, "call "+c.Payload+" "+c.Origin)
 			r.calls = append(r.calls, c)
