@@ -452,7 +452,15 @@ func (h *Host) Reopen(id string) (spec browser.Spec, ok, handled bool) {
 		spec.URL = noticeURL(cmpOr(rec.Title, rec.PluginID), errMessage(err))
 		return spec, true, true
 	}
-	pt := h.register(*rec, info, sc)
+	// Two lookups of one tab at once (the live view and a tool) open one
+	// page: the engine waits for the first open, so the second must not
+	// replace the bridge the first is installing.
+	h.mu.Lock()
+	pt := h.tabs[rec.ID]
+	h.mu.Unlock()
+	if pt == nil || pt.status().Bridge != BridgeConnecting || pt.pluginID != info.ID {
+		pt = h.register(*rec, info, sc)
+	}
 	spec.URL, spec.Bridge = entry, pt.bridgeSpec()
 	return spec, true, true
 }

@@ -413,6 +413,64 @@ func TestPluginBridge(t *testing.T) {
 	}
 }
 
+// TestPluginCDPAndAI: the cdp namespace claims a web tab for the plugin and
+// runs cdp_command on it (never on a plugin tab); the ai namespace streams
+// ai_complete's text (a stand-in tool here: the agents are not wired).
+func TestPluginCDPAndAI(t *testing.T) {
+	e := newEnv(t)
+	registry.Register(e.reg, registry.Tool{Name: "ai_complete", Description: "Stand-in: streams two chunks.",
+		Capabilities: []protocol.Capability{protocol.CapStartsProcess, protocol.CapAccessesNetwork}},
+		func(ctx context.Context, call *registry.Call, in struct {
+			Prompt string `json:"prompt"`
+		}) (map[string]any, error) {
+			call.PartialText("echo: ")
+			call.PartialText(in.Prompt)
+			return map[string]any{"text": "echo: " + in.Prompt, "truncated": false}, nil
+		})
+	e.dir.set(pluginhost.Info{ID: "dev.meith.driver", Name: "Driver", Root: e.dir.plugins["dev.meith.board"].Root,
+		Scopes: []string{"cdp", "ai"}, Enabled: true, Capabilities: []protocol.Capability{protocol.CapReadOnly,
+			protocol.CapControlsBrowser, protocol.CapAccessesNetwork, protocol.CapStartsProcess}})
+	if err := e.store.Update(func(s *state.State) error {
+		return s.AddBrowserTab(state.BrowserTab{ID: "btab_web", SpaceID: s.ActiveSpaceID, URL: e.other.URL + "/page",
+			Mode: state.BrowserModeWeb, ContextKey: state.SpaceContextKey(s.ActiveSpaceID)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	board, _ := e.open("dev.meith.board")
+	_, tab := e.open("dev.meith.driver")
+	if got := eval(t, tab, `Object.keys(meithPlugin).sort().join(",")`); got != `"ai,cdp,identity"` {
+		t.Errorf("namespaces = %s", got)
+	}
+	got := eval(t, tab, `meithPlugin.cdp.send("btab_web", "Runtime.evaluate", {expression: "document.title", returnByValue: true}).then(r => r.result.value)`)
+	if got != `"Other"` {
+		t.Errorf("cdp.send on a web tab: %s", got)
+	}
+	if s := e.store.Get(); s.BrowserTab("btab_web").OwnerID == nil || *s.BrowserTab("btab_web").OwnerID != "plugin:dev.meith.driver" {
+		t.Errorf("the web tab's owner: %v", s.BrowserTab("btab_web").OwnerID)
+	}
+	got = eval(t, tab, fmt.Sprintf(`meithPlugin.cdp.send(%q, "Runtime.evaluate", {expression: "1"}).then(() => "ok", e => e.code + " " + e.message)`, board.ID))
+	if !strings.HasPrefix(got, `"PERMISSION_DENIED`) || !strings.Contains(got, "plugin tab") {
+		t.Errorf("cdp.send on another plugin's tab: %s", got)
+	}
+	for _, tool := range []string{"browser_use_start", "cdp_command"} {
+		if o := e.audited(tool); len(o) == 0 || o[0].Client.SessionID != "plugin:dev.meith.driver" {
+			t.Errorf("%s audit: %+v", tool, o)
+		}
+	}
+	got = eval(t, tab, `(async () => { const chunks = []; let started = false;
+		const r = await meithPlugin.ai.streamText({prompt: "hi", onText: c => chunks.push(c), onStart: c => { started = typeof c.cancel === "function" }});
+		return JSON.stringify({chunks, text: r.text, started}); })()`)
+	if got != `"{\"chunks\":[\"echo: \",\"hi\"],\"text\":\"echo: hi\",\"started\":true}"` {
+		t.Errorf("ai.streamText: %s", got)
+	}
+	// Without the capability the permission service refuses it.
+	e.dir.update("dev.meith.driver", func(p *pluginhost.Info) { p.Capabilities = []protocol.Capability{protocol.CapReadOnly} })
+	got = eval(t, tab, `meithPlugin.ai.streamText({prompt: "hi"}).then(() => "ok", e => e.code + " " + e.message)`)
+	if !strings.Contains(got, "PERMISSION_DENIED") || !strings.Contains(got, "starts-process") {
+		t.Errorf("ai.streamText without starts-process: %s", got)
+	}
+}
+
 // TestPluginStorage: the storage namespace lists the browser tabs without
 // plugin tabs; a plugin without the tools scope has no tools namespace.
 func TestPluginStorage(t *testing.T) {
