@@ -536,7 +536,18 @@ func TestBridgeDroppedOutOfScope(t *testing.T) {
 		t.Errorf("the other origin's page sees %s", got)
 	}
 	waitNote(t, tab, "meith removed the plugin bridge of Board from this tab: the page left the plugin's scope")
-	// Back to the plugin's own page by script: still no bridge.
+	// Back in history (the old document may come back whole from the
+	// back-forward cache, its meithPlugin object included): nothing
+	// answers it.
+	eval(t, tab, `history.back(); 1`)
+	waitEval(t, tab, `location.href`, `"`+entry+`"`)
+	if got := eval(t, tab, `typeof meithPlugin === "undefined" ? "none" : Promise.race([meithPlugin.tools.call("list_spaces").then(() => "answered", e => "rejected"), new Promise(r => setTimeout(() => r("no answer"), 1000))])`); got != `"none"` && got != `"no answer"` && got != `"rejected"` {
+		t.Errorf("the page restored from history: %s", got)
+	}
+	if o := e.audited("list_spaces"); len(o) != 0 {
+		t.Errorf("a call after the drop reached the registry: %+v", o)
+	}
+	// To the plugin's own page by script: still no bridge.
 	eval(t, tab, fmt.Sprintf(`location.href = %q; 1`, entry))
 	waitEval(t, tab, `document.body && document.body.dataset.bridge || ""`, `"undefined"`)
 	if st, _ := e.host.Status(rec.ID); st.Bridge != pluginhost.BridgeDropped {
