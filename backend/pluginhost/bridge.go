@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -74,7 +75,7 @@ func randomName(prefix string) string {
 
 func newPluginTab(h *Host, rec state.BrowserTab, info Info, sc scope) *pluginTab {
 	ctx, cancel := context.WithCancelCause(h.ctx)
-	pt := &pluginTab{h: h, tabID: rec.ID, pluginID: info.ID, name: cmpOr(info.Name, info.ID), spaceID: rec.SpaceID,
+	pt := &pluginTab{h: h, tabID: rec.ID, pluginID: info.ID, name: cmp.Or(info.Name, info.ID), spaceID: rec.SpaceID,
 		scope: sc, binding: randomName("__meithBridge_"), deliver: randomName("__meithDeliver_"),
 		ctx: ctx, cancel: cancel, out: make(chan delivery, outboxSize),
 		state: BridgeConnecting, inflight: map[int64]context.CancelFunc{}}

@@ -25,6 +25,7 @@
 package pluginhost
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -383,6 +384,9 @@ func (h *Host) Close(ctx context.Context, pluginID string) ([]string, error) {
 		pt.drop("the plugin was uninstalled", true)
 		h.forget(pt)
 	}
+	h.mu.Lock()
+	delete(h.labels, hostLabel(pluginID))
+	h.mu.Unlock()
 	var ids []string
 	err := h.opts.Store.Update(func(s *state.State) error {
 		ids = ids[:0]
@@ -449,7 +453,7 @@ func (h *Host) Reopen(id string) (spec browser.Spec, ok, handled bool) {
 		entry, sc, err = h.locate(info)
 	}
 	if err != nil {
-		spec.URL = noticeURL(cmpOr(rec.Title, rec.PluginID), errMessage(err))
+		spec.URL = noticeURL(cmp.Or(rec.Title, rec.PluginID), errMessage(err))
 		return spec, true, true
 	}
 	// Two lookups of one tab at once (the live view and a tool) open one
@@ -524,12 +528,6 @@ func noticeURL(name, reason string) string {
 	return "data:text/html;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(page))
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // errMessage is a tool error's message, else the error's text.
 func errMessage(err error) string {
