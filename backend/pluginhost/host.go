@@ -528,7 +528,6 @@ func noticeURL(name, reason string) string {
 	return "data:text/html;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(page))
 }
 
-
 // errMessage is a tool error's message, else the error's text.
 func errMessage(err error) string {
 	var te *protocol.ToolError
