@@ -92,7 +92,9 @@ func (src Surroundings) gather(ctx context.Context, cwd, spaceID string) promptC
 }
 
 // tabs lists the space's browser tabs, each with the newest
-// maxConsoleErrs console errors of its live page, oldest first.
+// maxConsoleErrs console errors of its live page, oldest first. A plugin
+// tab's console is left out: it may hold what the plugin got with its own
+// grants (the browser tools refuse it to agents too).
 func (src Surroundings) tabs(all []state.BrowserTab, spaceID string) []promptTab {
 	var tabs []promptTab
 	for _, t := range all {
@@ -100,7 +102,7 @@ func (src Surroundings) tabs(all []state.BrowserTab, spaceID string) []promptTab
 			continue
 		}
 		pt := promptTab{ID: t.ID, Title: t.Title, URL: t.URL, Active: t.Active}
-		if src.Console != nil {
+		if src.Console != nil && t.Mode != state.BrowserModePlugin {
 			entries := src.Console(t.ID, consoleScan)
 			for k := len(entries) - 1; k >= 0 && len(pt.ConsoleErrors) < maxConsoleErrs; k-- {
 				if entries[k].Level == "error" {

@@ -69,15 +69,17 @@ func TestSurroundingsGather(t *testing.T) {
 						{ID: "btab_b", SpaceID: "sp_0", Title: "elsewhere"},
 						{ID: "btab_c", SpaceID: "sp_1", Title: "Docs"},
 						{ID: "btab_d", SpaceID: "sp_1", Title: "Old"},
+						{ID: "btab_p", SpaceID: "sp_1", Title: "Board", Mode: state.BrowserModePlugin, PluginID: "dev.meith.board"},
 					}}
 			},
-			Console: console(map[string][]browser.ConsoleEntry{"btab_a": logs, "btab_d": old}),
+			Console: console(map[string][]browser.ConsoleEntry{"btab_a": logs, "btab_d": old, "btab_p": logs}),
 		},
 		cwd: "/p", spaceID: "sp_1",
 		want: promptContext{Cwd: "/p", SpaceName: "Shop", BrowserTabs: []promptTab{
 			{ID: "btab_a", Title: "Home", URL: "http://localhost:5173/", Active: true, ConsoleErrors: []string{"e2", "e3", "e4"}},
 			{ID: "btab_c", Title: "Docs"},
 			{ID: "btab_d", Title: "Old"},
+			{ID: "btab_p", Title: "Board"}, // a plugin tab's console is not the agent's
 		}},
 	}, {
 		name: "an unknown space: no name, no tabs",

@@ -106,6 +106,10 @@ type Spec struct {
 	// with different keys share nothing.
 	ContextKey string
 	URL        string
+	// Bridge, when set, is installed in the new target before its first
+	// navigation (bridge.go): the tab's page gets a binding meith answers.
+	// A live tab is returned as it is, with or without one.
+	Bridge *Bridge
 }
 
 // Manager owns one Chromium and the live tabs in it. It is safe for
@@ -516,6 +520,11 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (*Tab, error) {
 	// The first load happens before anyone else gets the tab: a navigate
 	// that waited for the tab to open must come after it, not be undone by it.
 	t, _, err := m.attach(ctx, spec.ID, spec.ContextKey, "", func(ctx context.Context, t *Tab) error {
+		if spec.Bridge != nil {
+			if err := t.installBridge(ctx, spec.Bridge); err != nil {
+				return err
+			}
+		}
 		if _, err := t.Navigate(ctx, url); err != nil {
 			return err
 		}
@@ -766,6 +775,10 @@ func (m *Manager) onBrowserEvent(ev any) {
 
 // adopt makes a popup a meith tab in its opener's browser context.
 func (m *Manager) adopt(opener *Tab, targetID target.ID) {
+	if opener.Bridged() {
+		m.refusePopup(opener, targetID)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if m.opts.NewTabID == nil {

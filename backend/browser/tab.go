@@ -77,6 +77,14 @@ type Tab struct {
 	dialog    *Dialog                   // the page's open JavaScript dialog, nil none
 	dialogGen uint64                    // counts the changes of dialog
 
+	// The bridge of a tab opened with one (bridge.go): bridged stays set
+	// once it was; mainCtx and mainURL are the main frame's page world and
+	// committed URL as the events said, in their order.
+	bridge  *tabBridge
+	bridged bool
+	mainCtx mainContext
+	mainURL string
+
 	changed  chan struct{} // info changed: the loop calls OnChange
 	castMode chan struct{} // the screencast should send motion frames
 	refresh  chan struct{} // navigation settled: the loop re-reads history and favicon
@@ -249,6 +257,7 @@ func (t *Tab) onEvent(ev any) {
 		tid = *p
 	}
 	mainFrame := cdp.FrameID(tid)
+	t.bridgeEvent(ev, string(tid))
 	switch e := ev.(type) {
 	case *page.EventFrameStartedLoading:
 		if e.FrameID == mainFrame || tid == "" {

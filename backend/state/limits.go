@@ -100,6 +100,10 @@ func (s *State) eachBounded(fn func(f lengthField)) {
 		fn(lengthField{"space " + sp.ID + " color", "space colors", &sp.Color, MaxColorLength, false})
 		fn(lengthField{"space " + sp.ID + " cwd", "space folders", &sp.Cwd, MaxPathLength, true})
 	}
+	for i := range s.BrowserTabs {
+		t := &s.BrowserTabs[i]
+		fn(lengthField{"browser tab " + t.ID + " pluginId", "plugin ids", &t.PluginID, MaxIDLength, true})
+	}
 	for i := range s.WorkspaceTabs {
 		t := &s.WorkspaceTabs[i]
 		fn(lengthField{"workspace tab " + t.ID + " title", "tab titles", &t.Title, MaxTitleLength, false})

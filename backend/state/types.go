@@ -114,10 +114,15 @@ type BrowserTab struct {
 	// OwnerID is who holds automation control (browser_use_start): a
 	// session id or a caller name; nil when the tab is free.
 	OwnerID *string `json:"ownerId"`
-	// Mode is web (plugin tabs are a later issue).
+	// Mode is web, or plugin for a tab meith opened for a plugin
+	// (backend/pluginhost): its page holds the plugin's bridge, and only
+	// the window may drive it.
 	Mode string `json:"mode"`
-	// ContextKey names the tab's browser context ("space:<id>" or
-	// "session:<id>"): tabs with one key share cookies and storage.
+	// PluginID names the plugin of a plugin tab ("" for web tabs).
+	PluginID string `json:"pluginId,omitempty"`
+	// ContextKey names the tab's browser context ("space:<id>",
+	// "session:<id>" or, for plugin tabs, "plugin:<id>"): tabs with one
+	// key share cookies and storage.
 	ContextKey string `json:"contextKey"`
 	// Active marks the active browser tab of its space (at most one).
 	Active bool `json:"active"`
@@ -133,6 +138,10 @@ func SpaceContextKey(spaceID string) string { return "space:" + spaceID }
 // SessionContextKey is the browser context of an agent session's isolated
 // tabs.
 func SessionContextKey(sessionID string) string { return "session:" + sessionID }
+
+// PluginContextKey is the browser context of a plugin's tabs: no other
+// page shares its cookies, storage or windows.
+func PluginContextKey(pluginID string) string { return "plugin:" + pluginID }
 
 // BrowserContext returns the tab's browser context key: ContextKey, or the
 // space's for a record that has none.

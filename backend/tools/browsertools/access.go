@@ -17,6 +17,9 @@ func (t *tools) controllable(call *registry.Call, id string) (state.BrowserTab, 
 	if b == nil {
 		return state.BrowserTab{}, unknownTab(id)
 	}
+	if err := pluginTabRefused(call, b); err != nil {
+		return state.BrowserTab{}, err
+	}
 	owner := ownerOf(call)
 	switch {
 	case b.OwnerID != nil && *b.OwnerID != owner:
@@ -51,4 +54,18 @@ func ownedByOther(id, owner string) error {
 	return &protocol.ToolError{Code: protocol.CodePermissionDenied,
 		Message: fmt.Sprintf("browser tab %s is controlled by another owner (%s); it must release it with browser_use_end first", id, owner),
 		Details: map[string]any{"tabId": id, "ownerId": owner}}
+}
+
+// pluginTabRefused refuses a plugin tab to every caller but the window
+// (renderer): a plugin's page holds its bridge, so driving the page (or
+// claiming it, or reading its console and requests) would act with, or
+// reveal what was got with, the plugin's approved grants. Internal callers
+// are refused too: nothing in meith drives a plugin's page for it.
+func pluginTabRefused(call *registry.Call, b *state.BrowserTab) error {
+	if b.Mode != state.BrowserModePlugin || call.Client.Caller == protocol.CallerRenderer {
+		return nil
+	}
+	return &protocol.ToolError{Code: protocol.CodePermissionDenied,
+		Message: fmt.Sprintf("browser tab %s is a plugin tab (plugin %s): only the meith window may control or read it, since driving its page would act with the plugin's grants", b.ID, b.PluginID),
+		Details: map[string]any{"tabId": b.ID, "pluginId": b.PluginID, "reason": "plugin_tab"}}
 }

@@ -19,7 +19,9 @@
 // caller context (the session id, else the caller's name), never from the
 // arguments; agent and plugin callers must claim a tab with
 // browser_use_start before controlling it; a tab claimed by someone else
-// refuses control with PERMISSION_DENIED.
+// refuses control with PERMISSION_DENIED. A plugin tab (mode plugin, opened
+// by backend/pluginhost) holds its plugin's bridge: every tool that drives,
+// claims or reads its page refuses it to every caller but the window.
 //
 // [Register] lists the tools in one table; their handlers are methods of
 // one type: tabs.go holds the tools that change tab records, page.go those

@@ -9,7 +9,7 @@ import (
 // dialog is get_browser_dialog: the tab's open JavaScript dialog (none when
 // the tab is not live). It never starts the browser.
 func (t *tools) dialog(ctx context.Context, call *registry.Call, in TabInput) (DialogResult, error) {
-	tab, err := t.peek(in.TabID)
+	tab, err := t.peek(call, in.TabID)
 	if err != nil {
 		return DialogResult{}, err
 	}

@@ -169,18 +169,18 @@ func (t *tools) cdp(ctx context.Context, call *registry.Call, in CDPInput) (CDPR
 
 // consoleLogs is get_console_logs.
 func (t *tools) consoleLogs(ctx context.Context, call *registry.Call, in LogsInput) ([]browser.ConsoleEntry, error) {
-	return tabLogs(t, in, (*browser.Tab).Console)
+	return tabLogs(t, call, in, (*browser.Tab).Console)
 }
 
 // networkLogs is get_network_logs.
 func (t *tools) networkLogs(ctx context.Context, call *registry.Call, in LogsInput) ([]browser.NetworkEntry, error) {
-	return tabLogs(t, in, (*browser.Tab).Network)
+	return tabLogs(t, call, in, (*browser.Tab).Network)
 }
 
 // tabLogs reads a known tab's newest in.Limit log entries with read; a tab
 // that is not live has none. Lists are never nil, so they marshal as [].
-func tabLogs[E any](t *tools, in LogsInput, read func(*browser.Tab, int) []E) ([]E, error) {
-	tab, err := t.peek(in.TabID)
+func tabLogs[E any](t *tools, call *registry.Call, in LogsInput, read func(*browser.Tab, int) []E) ([]E, error) {
+	tab, err := t.peek(call, in.TabID)
 	if err != nil || tab == nil {
 		return []E{}, err
 	}
@@ -218,12 +218,16 @@ func (t *tools) live(ctx context.Context, call *registry.Call, id string) (*brow
 	return tab, nil
 }
 
-// peek returns the live page of a known tab, or nil when it is not live;
-// it never starts the browser.
-func (t *tools) peek(id string) (*browser.Tab, error) {
+// peek returns the live page of a known tab the caller may read, or nil
+// when it is not live; it never starts the browser.
+func (t *tools) peek(call *registry.Call, id string) (*browser.Tab, error) {
 	s := t.d.Store.Get()
-	if s.BrowserTab(id) == nil {
+	b := s.BrowserTab(id)
+	if b == nil {
 		return nil, unknownTab(id)
+	}
+	if err := pluginTabRefused(call, b); err != nil {
+		return nil, err
 	}
 	return t.d.Browser.Peek(id), nil
 }

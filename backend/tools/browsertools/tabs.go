@@ -140,6 +140,9 @@ func (t *tools) closeTab(ctx context.Context, call *registry.Call, in TabInput) 
 func (t *tools) claim(ctx context.Context, call *registry.Call, in TabInput) (state.BrowserTab, error) {
 	owner := ownerOf(call)
 	return t.updateTab(in.TabID, func(_ *state.State, b *state.BrowserTab) error {
+		if err := pluginTabRefused(call, b); err != nil {
+			return err
+		}
 		if b.OwnerID != nil && *b.OwnerID != owner {
 			return ownedByOther(b.ID, *b.OwnerID)
 		}

@@ -516,11 +516,18 @@ export interface BrowserTab {
    * session id or a caller name; nil when the tab is free.
    */
   ownerId: string | null;
-  /** Mode is web (plugin tabs are a later issue). */
-  mode: string;
   /**
-   * ContextKey names the tab's browser context ("space:<id>" or
-   * "session:<id>"): tabs with one key share cookies and storage.
+   * Mode is web, or plugin for a tab meith opened for a plugin
+   * (backend/pluginhost): its page holds the plugin's bridge, and only
+   * the window may drive it.
+   */
+  mode: string;
+  /** PluginID names the plugin of a plugin tab ("" for web tabs). */
+  pluginId?: string;
+  /**
+   * ContextKey names the tab's browser context ("space:<id>",
+   * "session:<id>" or, for plugin tabs, "plugin:<id>"): tabs with one
+   * key share cookies and storage.
    */
   contextKey: string;
   /** Active marks the active browser tab of its space (at most one). */
