@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"github.com/meith-dev/meith/backend/lsp"
 	"github.com/meith-dev/meith/backend/permission"
 	"github.com/meith-dev/meith/backend/plugin"
+	"github.com/meith-dev/meith/backend/pluginhost"
 	"github.com/meith-dev/meith/backend/process"
 	"github.com/meith-dev/meith/backend/project"
 	"github.com/meith-dev/meith/backend/protocol"
@@ -135,6 +137,11 @@ type Instance struct {
 	lsp       *lsp.Manager     // language servers of get_diagnostics
 	projects  *project.Service // projects: one space each, their runs
 	plugins   *plugin.Service  // installed plugins and their grants
+	// pluginHost runs plugin pages (tabs of the browser engine) and their
+	// bridges; pluginHostRef is how the browser engine, built first,
+	// reaches it to reopen a plugin tab.
+	pluginHost    *pluginhost.Host
+	pluginHostRef atomic.Pointer[pluginhost.Host]
 
 	mu         sync.Mutex
 	sock       *socket.Server
@@ -205,6 +212,8 @@ func New(cfg Config) (*Instance, error) {
 	}})
 	i.fileWatch = i.newFileWatch()
 	i.browser = i.newBrowser()
+	i.pluginHost = i.newPluginHost()
+	i.pluginHostRef.Store(i.pluginHost)
 	i.launcher = i.installLauncher()
 	i.procs = i.newProcesses()
 	i.lsp = i.newLanguageServers()
@@ -233,7 +242,7 @@ func (i *Instance) newBrowser() *browser.Manager {
 	if err != nil {
 		i.log.Logf(protocol.LevelWarn, "browser", "release the browser tabs of ended sessions: %v", err)
 	}
-	return browser.New(browsertools.StateHooks(i.state, browser.Options{
+	opts := browsertools.StateHooks(i.state, browser.Options{
 		DataDir:     filepath.Join(i.paths.UserData, "browser"),
 		CookieDir:   filepath.Join(i.paths.UserData, "browser", "cookies"),
 		DownloadDir: filepath.Join(i.paths.UserData, apptools.ArtifactsDir, "downloads"),
@@ -245,7 +254,11 @@ func (i *Instance) newBrowser() *browser.Manager {
 				Message: fmt.Sprintf("download %s: %s", d.State, cmp.Or(d.Path, d.URL)),
 				Data:    map[string]any{"tabId": id, "url": d.URL, "path": d.Path, "filename": d.Filename, "state": d.State, "bytes": d.Bytes}})
 		},
-	}, nil))
+	}, nil)
+	// A plugin tab is reopened by the plugin host (a fresh bridge, or the
+	// notice of a disabled plugin), never as a plain page.
+	opts.Lookup = pluginhost.WrapLookup(opts.Lookup, i.pluginHostRef.Load)
+	return browser.New(opts)
 }
 
 // newProcesses builds the process engine. Every process it starts can reach
@@ -709,6 +722,7 @@ func (i *Instance) Close(ctx context.Context) error {
 	if err := i.procs.Shutdown(ctx, i.state.Settings().StopServersOnClose); err != nil {
 		errs = append(errs, fmt.Errorf("stop the processes: %w", err))
 	}
+	i.pluginHost.Shutdown(ctx)
 	if err := i.browser.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stop the browser: %w", err))
 	}

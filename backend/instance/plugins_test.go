@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/meith-dev/meith/backend/client"
 	"github.com/meith-dev/meith/backend/instance/instancetest"
@@ -110,4 +111,74 @@ func TestPluginCallsDecidedByApprovedCapabilities(t *testing.T) {
 	if e := auditEntryOf(t, inst, "app_set_debug_mode"); e["caller"] != "plugin" || !strings.HasPrefix(e["sessionId"].(string), "socket:") {
 		t.Errorf("audit entry %v, want caller plugin with the connection's session", e)
 	}
+}
+
+// TestPluginTabsThroughTheTools: the runtime wires the plugin tab layer to
+// the plugin service. open_plugin_tab opens the plugin's page in the real
+// Chromium as a plugin tab whose bridge goes live; disabling the plugin
+// drops the bridge of its open tab at once; uninstalling closes the tab.
+func TestPluginTabsThroughTheTools(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Skip("needs Debian's chromium")
+	}
+	inst := instancetest.New(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "plugin.json"), []byte(`{"kind":"plugin","id":"com.example.tab","name":"Tab demo",
+		"permissions":["read-only"],"requestedApis":["tools"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>hi</p>"), 0o644)
+	window := func(tool, args string, out any) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		res := inst.Registry().Call(ctx, registry.Request{RequestID: "req_w", ToolName: tool, Args: json.RawMessage(args),
+			Client: protocol.ClientInfo{Caller: protocol.CallerRenderer}, Timeout: 60 * time.Second})
+		if !res.OK {
+			t.Fatalf("%s(%s) = %+v", tool, args, res.Error)
+		}
+		if out != nil {
+			if err := json.Unmarshal(res.Content, out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bridge := func(tabID string) string {
+		st, _ := inst.PluginHost().Status(tabID)
+		return st.Bridge
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(30 * time.Second); !ok(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	window("install_plugin", `{"directory":"`+dir+`"}`, nil)
+	window("approve_plugin_grants", `{"pluginId":"com.example.tab","capabilities":["read-only"],"apis":["tools"]}`, nil)
+	window("set_plugin_enabled", `{"pluginId":"com.example.tab","enabled":true}`, nil)
+	var opened struct {
+		Tab struct {
+			ID, Mode, PluginID string
+		} `json:"tab"`
+	}
+	window("open_plugin_tab", `{"pluginId":"com.example.tab"}`, &opened)
+	if opened.Tab.Mode != "plugin" || opened.Tab.PluginID != "com.example.tab" {
+		t.Fatalf("open_plugin_tab = %+v, want a plugin tab of com.example.tab", opened.Tab)
+	}
+	waitFor("the bridge to go live", func() bool { return bridge(opened.Tab.ID) == "live" })
+
+	window("set_plugin_enabled", `{"pluginId":"com.example.tab","enabled":false}`, nil)
+	if b := bridge(opened.Tab.ID); b != "dropped" {
+		t.Errorf("after disable the bridge is %q, want dropped at once", b)
+	}
+
+	window("uninstall_plugin", `{"pluginId":"com.example.tab"}`, nil)
+	waitFor("the tab to close", func() bool {
+		for _, tab := range inst.State().Get().BrowserTabs {
+			if tab.ID == opened.Tab.ID {
+				return false
+			}
+		}
+		return true
+	})
 }
