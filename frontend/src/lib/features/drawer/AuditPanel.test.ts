@@ -213,12 +213,12 @@ describe('AuditPanel', () => {
     scrollTo(2000);
     fake.trail.push(entry({ toolName: 'fs_write' }), entry({ toolName: 'fs_read' }));
     hint();
-    await until(() => !!button('2 new'), 'the "2 new" pill');
+    await until(() => !!button('↑ 2 new'), 'the "2 new" pill');
     expect(audit.entries[0].toolName).toBe('git_commit');
-    button('2 new')!.click();
+    button('↑ 2 new')!.click();
     await until(() => audit.entries[0]?.toolName === 'fs_read', 'the new entries merged');
     expect(audit.entries[1].toolName).toBe('fs_write');
-    expect(button('2 new')).toBeUndefined();
+    expect(button('↑ 2 new')).toBeUndefined();
   });
 
   it('keeps the rows still under the pointer: new entries wait in the pill until it leaves', async () => {
@@ -228,7 +228,7 @@ describe('AuditPanel', () => {
     list().dispatchEvent(new PointerEvent('pointerenter'));
     fake.trail.push(entry({ toolName: 'git_commit' }));
     hint();
-    await until(() => !!button('1 new'), 'the "1 new" pill');
+    await until(() => !!button('↑ 1 new'), 'the "1 new" pill');
     expect(rows()[3]).toBe(under);
     expect(audit.entries[0].toolName).not.toBe('git_commit');
     list().dispatchEvent(new PointerEvent('pointerleave'));
