@@ -3,7 +3,7 @@
 // latency with one client and throughput with 16 concurrent clients. It
 // prints the numbers and the ratios; it asserts nothing.
 //
-//	go run ./bench/cmd/socketbench [-n 20000] [-d 3s] [-clients 16]
+//	go run ./bench/cmd/socketbench [-n 20000] [-d 3s] [-clients 16] [-cpuprofile f] [-memprofile f]
 package main
 
 import (
@@ -30,7 +30,20 @@ func main() {
 	dur := flag.Duration("d", 3*time.Second, "duration of each throughput run")
 	clients := flag.Int("clients", 16, "concurrent clients for the throughput run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file (every allocation sampled)")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "socketbench:", err)
+				return
+			}
+			defer f.Close()
+			pprof.Lookup("allocs").WriteTo(f, 0)
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
