@@ -408,11 +408,15 @@ const maxKeptBuf = 4 << 20
 func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte) {
 	var written []Entry // for the subscribers, when there are any
 	watched := l.watched()
+	if watched {
+		written = make([]Entry, 0, len(batch))
+	}
+	var built Entry
 	for i := range batch {
 		it := &batch[i]
 		e := it.entry
 		if e == nil {
-			built := entryAt(it.outcome, it.now)
+			built = entryAt(it.outcome, it.now)
 			e = &built
 		}
 		buf = appendEntry(buf, e)
