@@ -31,6 +31,7 @@ func main() {
 	dur := flag.Duration("d", 3*time.Second, "duration of each throughput run")
 	clients := flag.Int("clients", 16, "concurrent clients for the throughput run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	serveGC := flag.Bool("serve-gc", true, "apply the garbage collector settings of `meith serve` (instance.ApplyServeGC; GOGC or GOMEMLIMIT in the environment win)")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file (every allocation sampled)")
 	flag.Parse()
 	if *memprofile != "" {
@@ -54,6 +55,13 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	gc := "Go defaults"
+	if *serveGC && instance.ApplyServeGC(os.Getenv) {
+		gc = fmt.Sprintf("meith serve's (GOGC=%d, soft limit %d MiB)", instance.ServeGCPercent, instance.ServeMemoryLimit>>20)
+	} else if v := os.Getenv("GOGC"); v != "" {
+		gc = "GOGC=" + v
+	}
+	fmt.Printf("socketbench: garbage collector: %s\n", gc)
 	if err := run(*n, *dur, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "socketbench:", err)
 		os.Exit(1)
