@@ -164,11 +164,11 @@ func DecisionOf(o registry.Outcome) Decision {
 
 // EntryFrom builds the entry that records o. The entry's time is the end of
 // the call (o.Started + o.Duration), or now when o.Started is unset.
-func EntryFrom(o registry.Outcome) Entry { return entryAt(o, time.Now()) }
+func EntryFrom(o registry.Outcome) Entry { return entryAt(o, time.Now(), nil) }
 
 // entryAt builds the entry that records o, with now as the end of a call
-// whose start is unset.
-func entryAt(o registry.Outcome, now time.Time) Entry {
+// whose start is unset. sc, when not nil, remembers summaries.
+func entryAt(o registry.Outcome, now time.Time, sc *summaryCache) Entry {
 	caps := make([]string, 0, len(o.Capabilities))
 	for _, c := range o.Capabilities {
 		caps = append(caps, string(c))
@@ -192,8 +192,8 @@ func entryAt(o registry.Outcome, now time.Time) Entry {
 		SessionID:     summary.Clip(o.Client.SessionID),
 		SpaceID:       summary.Clip(o.Client.SpaceID),
 		TabID:         summary.Clip(o.Client.TabID),
-		ArgsSummary:   summary.OfJSON(args),
-		ResultSummary: summary.OfResult(o.Result),
+		ArgsSummary:   sc.args(args),
+		ResultSummary: sc.result(o.Result),
 		DurationMs:    o.Duration.Milliseconds(),
 		RequestID:     summary.Clip(redact.String(o.RequestID)),
 		ApprovalID:    summary.Clip(o.Authorization.ApprovalID),
@@ -263,4 +263,57 @@ func appendEntry(dst []byte, e *Entry) []byte {
 		field(`,"clientExe":`, e.ClientExe)
 	}
 	return append(dst, '}', '\n')
+}
+
+// summaryCache remembers the summaries of the small arguments and
+// successful results the writer saw recently. A summary is a function of
+// those bytes alone, and the same ones recur (a ping, a status poll, the
+// defaults of a call without arguments), so a lookup replaces parsing and
+// redacting them again. It is used by the writer goroutine only.
+type summaryCache struct {
+	argSums, resultSums map[string]string
+}
+
+const (
+	// summaryCacheKeyMax is the largest argument or content (in bytes)
+	// whose summary is remembered.
+	summaryCacheKeyMax = 512
+	// summaryCacheLen is how many summaries of each kind are remembered;
+	// past it the cache starts again empty.
+	summaryCacheLen = 256
+)
+
+// args is summary.OfJSON(raw), remembered when raw is small.
+func (c *summaryCache) args(raw []byte) string {
+	if c == nil || len(raw) > summaryCacheKeyMax {
+		return summary.OfJSON(raw)
+	}
+	if s, ok := c.argSums[string(raw)]; ok {
+		return s
+	}
+	s := summary.OfJSON(raw)
+	c.argSums = remember(c.argSums, raw, s)
+	return s
+}
+
+// result is summary.OfResult(r), remembered for a success with a small
+// content and nothing else (diagnostics and meta are not summarized).
+func (c *summaryCache) result(r protocol.ToolResult) string {
+	if c == nil || !r.OK || len(r.Content) > summaryCacheKeyMax {
+		return summary.OfResult(r)
+	}
+	if s, ok := c.resultSums[string(r.Content)]; ok {
+		return s
+	}
+	s := summary.OfResult(r)
+	c.resultSums = remember(c.resultSums, r.Content, s)
+	return s
+}
+
+func remember(m map[string]string, key []byte, s string) map[string]string {
+	if m == nil || len(m) >= summaryCacheLen {
+		m = make(map[string]string, summaryCacheLen)
+	}
+	m[string(key)] = s
+	return m
 }

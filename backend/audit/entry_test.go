@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -242,5 +243,40 @@ func TestAppendEntryEqualsMarshal(t *testing.T) {
 	// Nil capabilities are written as [] (Record's rule).
 	if got := appendEntry(nil, &Entry{}); !strings.Contains(string(got), `"capabilities":[]`) {
 		t.Errorf("appendEntry(no capabilities) = %s, want capabilities []", got)
+	}
+}
+
+// The writer's summary cache gives what summary gives, for repeated and
+// new arguments and results, failures and large values included, and
+// stays bounded.
+func TestSummaryCache(t *testing.T) {
+	var sc summaryCache
+	big := `{"text":"` + strings.Repeat("x", summaryCacheKeyMax) + `"}`
+	results := []protocol.ToolResult{
+		{OK: true, Content: json.RawMessage(`{"pong":true,"token":"sk-abcdefghijklmnopqrstuvwxyz012345"}`)},
+		{OK: true, Content: json.RawMessage(`{"pong":true,"token":"sk-abcdefghijklmnopqrstuvwxyz012345"}`)},
+		{OK: true, Content: json.RawMessage(`{"pong":true}`)},
+		{OK: true},
+		{OK: true, Content: json.RawMessage(big)},
+		{OK: true, Content: json.RawMessage(`{"broken"`)},
+		protocol.ErrorResult(protocol.CodeToolFailed, "password=hunter2", nil),
+	}
+	for round := range 2 {
+		for i, r := range results {
+			if got, want := sc.result(r), summary.OfResult(r); got != want {
+				t.Errorf("round %d result %d: cached %q, want %q", round, i, got, want)
+			}
+		}
+		for _, a := range []string{`{}`, `{"password":"hunter2"}`, big, `not json`} {
+			if got, want := sc.args([]byte(a)), summary.OfJSON([]byte(a)); got != want {
+				t.Errorf("round %d args %.40s: cached %q, want %q", round, a, got, want)
+			}
+		}
+	}
+	for i := range 3 * summaryCacheLen {
+		sc.args([]byte(fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	if n := len(sc.argSums); n > summaryCacheLen {
+		t.Errorf("%d cached argument summaries, want at most %d", n, summaryCacheLen)
 	}
 }

@@ -150,6 +150,7 @@ type Options struct {
 // [Log.Close] writes everything queued before it closes the file.
 type Log struct {
 	file        *jsonl.File
+	sums        summaryCache // the writer's
 	logf        func(format string, args ...any)
 	queueLen    int
 	beforeWrite func()
@@ -408,11 +409,15 @@ const maxKeptBuf = 4 << 20
 func (l *Log) write(batch []item, buf []byte, lines [][]byte) ([]byte, [][]byte) {
 	var written []Entry // for the subscribers, when there are any
 	watched := l.watched()
+	if watched {
+		written = make([]Entry, 0, len(batch))
+	}
+	var built Entry
 	for i := range batch {
 		it := &batch[i]
 		e := it.entry
 		if e == nil {
-			built := entryAt(it.outcome, it.now)
+			built = entryAt(it.outcome, it.now, &l.sums)
 			e = &built
 		}
 		buf = appendEntry(buf, e)

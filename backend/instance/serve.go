@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/meith-dev/meith/backend/internal/buildinfo"
@@ -24,7 +25,8 @@ func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: meith serve [--grant-cli caps] [--label L] [--quiet]\n\n"+
 			"Runs the meith runtime without a window until interrupted (Ctrl+C or SIGTERM).\n"+
-			"Paths: MEITH_HOME (default ~/.meith) and MEITH_USER_DATA (default ~/.config/meith).\n\nFlags:\n")
+			"Paths: MEITH_HOME (default ~/.meith) and MEITH_USER_DATA (default ~/.config/meith).\n"+
+			"Garbage collector: GOGC=400 with a soft memory limit of 1 GiB, unless GOGC or GOMEMLIMIT is set.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -42,6 +44,7 @@ func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "meith serve: %v\n", err)
 		return 1
 	}
+	ApplyServeGC(os.Getenv)
 	if *grant != "" {
 		if cfg.GrantCLI, err = permission.ParseCapabilities(*grant); err != nil {
 			fmt.Fprintf(stderr, "meith serve: --grant-cli: %v\n", err)

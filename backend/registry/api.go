@@ -45,6 +45,20 @@ type Tool struct {
 	// also starts a process, say). The authorizer decides on the union, so
 	// an argument cannot do more than the caller may.
 	ArgCapabilities func(args json.RawMessage) []protocol.Capability
+	// Inline, when set, says whether a call with these validated arguments
+	// (defaults filled in) runs its handler on the caller's goroutine
+	// instead of a goroutine of its own. Say yes only for a handler that
+	// cannot block: it does not wait on I/O, locks held for long, channels,
+	// timers or other calls, and returns in microseconds (app_ping without
+	// a delay). Such a call is still validated, authorized, audited and
+	// answered like any other, and still ends with TIMEOUT, CANCELLED or
+	// RUNTIME_SHUTTING_DOWN when its context ended before the handler
+	// returned; but nothing can interrupt the handler itself, so a handler
+	// that blocks would stall its caller (the socket's reader: no cancel
+	// frame of the connection would be read meanwhile). It must be cheap:
+	// it is asked on every call, except a call without arguments, for which
+	// it is asked once at registration. Nil means never inline.
+	Inline func(args json.RawMessage) bool
 }
 
 // Peer describes the process on the other end of a socket connection, read
@@ -83,6 +97,24 @@ type Request struct {
 	// needs no context of its own per call. It is not called for a call
 	// that ends before (validation failures, unknown tools).
 	OnStart func(cancel context.CancelCauseFunc)
+	// Detach, if set, is called at most once, on the goroutine that called
+	// [Registry.Call], before the call does anything that may wait: an
+	// admission check, an authorizer that cannot decide at once, or a
+	// handler that is not [Tool.Inline] for these arguments (before its
+	// goroutine starts). A caller that runs Call on a goroutine it needs
+	// for other work (the socket's connection reader, which must go on
+	// reading cancel frames) hands that work to another goroutine in
+	// Detach; when Detach is not called, the whole call ran without
+	// waiting. Nil means the caller does not care.
+	Detach func()
+}
+
+// detach calls and clears req.Detach.
+func (req *Request) detach() {
+	if d := req.Detach; d != nil {
+		req.Detach = nil
+		d()
+	}
 }
 
 // AuthRequest is what the [Authorizer] decides on.
@@ -225,11 +257,14 @@ type QuickAuthorizer interface {
 // Outcome is the record of one finished call, handed to [Options.Audit] for
 // every call, including unknown tools, validation failures and denials.
 type Outcome struct {
-	RequestID    string
-	Started      time.Time
-	Duration     time.Duration
-	ToolName     string
-	Capabilities []protocol.Capability // nil for an unknown tool
+	RequestID string
+	Started   time.Time
+	Duration  time.Duration
+	ToolName  string
+	// Capabilities is nil for an unknown tool. It may share its array with
+	// the registry's descriptor and other outcomes: read it, never write
+	// to it (append copies: it has no spare capacity).
+	Capabilities []protocol.Capability
 	Client       protocol.ClientInfo
 	// Peer is the socket peer (pid, exe), nil for in-process callers.
 	Peer   *Peer
@@ -267,7 +302,7 @@ type Call struct {
 	RequestID string
 	Client    protocol.ClientInfo
 	Peer      *Peer
-	emit      func(protocol.Event)
+	em        *emitter
 	notes     notes
 }
 

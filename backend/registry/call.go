@@ -76,7 +76,8 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		req.RequestID = protocol.NewID("req")
 	}
 	started := time.Now()
-	em := &emitter{fn: req.Emit}
+	cs := &callState{em: emitter{fn: req.Emit}}
+	em := &cs.em
 	rec := Outcome{
 		RequestID: req.RequestID,
 		Started:   started,
@@ -99,7 +100,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 
 	e := r.lookup(req.ToolName)
 	if e != nil {
-		rec.Capabilities = append([]protocol.Capability(nil), e.tool.Capabilities...)
+		rec.Capabilities = e.caps
 	}
 
 	// 1. Shutdown.
@@ -137,7 +138,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	// step 6) at the timeout.
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
-	cs := &callState{cancel: cancelCall}
+	cs.cancel = cancelCall
 	if !r.track(cs) {
 		return finish(r.ended(shutdownContext, req.ToolName, 0))
 	}
@@ -148,6 +149,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 
 	// 4. Admission of a call that changes something.
 	if r.opts.Admit != nil && !e.readOnly {
+		req.detach() // the check may wait
 		if err := r.opts.Admit(callCtx, e.desc); err != nil {
 			var te *protocol.ToolError
 			if errors.As(err, &te) && te.Code.Valid() {
@@ -159,7 +161,7 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 
 	// 5. Authorization, recorded for the audit.
 	if a := r.opts.Authorizer; a != nil {
-		res, ok := r.authorize(callCtx, a, e, req, args, em, &cs.auth)
+		res, ok := r.authorize(callCtx, a, e, &req, args, em, &cs.auth)
 		rec.Authorization = cs.auth.Authorization()
 		if !ok {
 			return finish(res)
@@ -177,32 +179,44 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 	timeout := r.timeoutFor(e, req)
 	hctx := callCtx
 	ka := &cs.alive
-	ka.start(req.ToolName, timeout, r.hardCapFor(e, timeout), cancelCall)
-	defer ka.stop()
-	em.setAlive(ka.touch)
-	call := &Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, emit: em.emit}
-	done := make(chan handlerResult, 1)
-	r.enter()
-	go func() {
-		var hr handlerResult
-		defer func() {
-			if p := recover(); p != nil {
-				hr = handlerResult{err: fmt.Errorf("tool panicked: %v", p)}
-			}
+	ka.begin(req.ToolName, timeout, r.hardCapFor(e, timeout))
+	em.setAlive(ka)
+	call := &cs.call
+	*call = Call{RequestID: req.RequestID, Client: req.Client, Peer: req.Peer, em: em}
+	var hr handlerResult
+	if e.inline(args) {
+		// A handler that cannot block runs here, without a goroutine, the
+		// two hand-offs it costs and a timer: a context that ended
+		// meanwhile (a shutdown) and the timeout, checked when it returns,
+		// still decide the outcome as they would have at that moment.
+		r.enter()
+		hr = runHandler(run, hctx, call)
+		r.leave()
+		if hctx.Err() != nil {
+			return finish(r.ended(hctx, req.ToolName, timeout))
+		}
+		if msg, over := ka.check(time.Now()); over {
+			return finish(protocol.ErrorResult(protocol.CodeTimeout, msg, nil))
+		}
+	} else {
+		req.detach()
+		ka.arm(cancelCall)
+		defer ka.stop()
+		done := make(chan handlerResult, 1)
+		r.enter()
+		go func() {
+			hr := runHandler(run, hctx, call)
 			r.leave()
 			done <- hr
 		}()
-		hr.out, hr.err = run(hctx, call)
-	}()
-
-	var hr handlerResult
-	select {
-	case hr = <-done:
-	case <-hctx.Done():
 		select {
-		case hr = <-done: // finished at the same moment: keep its result
-		default:
-			return finish(r.ended(hctx, req.ToolName, timeout))
+		case hr = <-done:
+		case <-hctx.Done():
+			select {
+			case hr = <-done: // finished at the same moment: keep its result
+			default:
+				return finish(r.ended(hctx, req.ToolName, timeout))
+			}
 		}
 	}
 
@@ -217,6 +231,30 @@ func (r *Registry) Call(ctx context.Context, req Request) protocol.ToolResult {
 		res.Diagnostics = append(slices.Clip(res.Diagnostics), d...)
 	}
 	return finish(res)
+}
+
+// runHandler runs a bound handler, turning a panic into an error.
+func runHandler(run invoke, ctx context.Context, call *Call) (hr handlerResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			hr = handlerResult{err: fmt.Errorf("tool panicked: %v", p)}
+		}
+	}()
+	hr.out, hr.err = run(ctx, call)
+	return hr
+}
+
+// inline reports whether a call with the validated args runs its handler
+// on the caller's goroutine ([Tool.Inline]).
+func (e *entry) inline(args []byte) bool {
+	switch {
+	case e.tool.Inline == nil:
+		return false
+	case isSame(args, e.emptyArgs):
+		return e.emptyInline
+	default:
+		return e.tool.Inline(args)
+	}
 }
 
 // isSame reports whether a and b are the same slice (not just equal bytes).
@@ -235,7 +273,7 @@ var shutdownContext = func() context.Context {
 // with the failed result when the call may not run. What the authorizer
 // wrote in record is completed with the decision its answer implies when it
 // wrote none (see [decideFromAnswer]).
-func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Request,
+func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req *Request,
 	args []byte, em *emitter, record *AuthRecord) (protocol.ToolResult, bool) {
 	// The quick path shares the slices (AuthorizeNow neither keeps nor
 	// changes them); Authorize, which may keep them, gets copies.
@@ -249,7 +287,7 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 		Client: req.Client,
 		Peer:   req.Peer,
 		Args:   args,
-		Emit:   em.emit,
+		Emit:   em.emitFunc(),
 		Record: record,
 	}
 	if q, ok := a.(QuickAuthorizer); ok {
@@ -258,6 +296,7 @@ func (r *Registry) authorize(ctx context.Context, a Authorizer, e *entry, req Re
 			return r.authResult(ctx, req.ToolName, err)
 		}
 	}
+	req.detach() // the authorizer may wait (for a person's approval)
 	areq.Tool.Capabilities = slices.Clone(areq.Tool.Capabilities)
 	areq.Args = slices.Clone(args)
 	decided := make(chan error, 1)
@@ -437,16 +476,20 @@ func (r *Registry) hardCapFor(e *entry, timeout time.Duration) time.Duration {
 type emitter struct {
 	mu     sync.Mutex
 	fn     func(protocol.Event)
-	alive  func() // told of every event once the handler runs (keepAlive.touch)
+	alive  *keepAlive // told of every event once the handler runs
 	closed bool
 }
 
-// setAlive installs the function told of each later event.
-func (e *emitter) setAlive(f func()) {
+// setAlive installs the timer told of each later event.
+func (e *emitter) setAlive(k *keepAlive) {
 	e.mu.Lock()
-	e.alive = f
+	e.alive = k
 	e.mu.Unlock()
 }
+
+// emitFunc returns e.emit as a func value (one allocation: only the
+// authorizer's slow path needs it).
+func (e *emitter) emitFunc() func(protocol.Event) { return e.emit }
 
 func (e *emitter) emit(ev protocol.Event) {
 	if ev.Kind == protocol.EventLog && ev.Level == "" {
@@ -461,7 +504,7 @@ func (e *emitter) emit(ev protocol.Event) {
 		return
 	}
 	if e.alive != nil {
-		e.alive()
+		e.alive.touch()
 	}
 	if e.fn != nil {
 		e.fn(ev)
@@ -478,17 +521,16 @@ func (e *emitter) close() {
 // NewCall returns a Call that sends its events to emit (which may be nil),
 // for running a handler outside [Registry.Call], in tests say.
 func NewCall(requestID string, client protocol.ClientInfo, peer *Peer, emit func(protocol.Event)) *Call {
-	em := &emitter{fn: emit}
-	return &Call{RequestID: requestID, Client: client, Peer: peer, emit: em.emit}
+	return &Call{RequestID: requestID, Client: client, Peer: peer, em: &emitter{fn: emit}}
 }
 
 // Emit sends an event on the call's stream. Invalid events are dropped, as
 // are events sent after the call resolved. It is safe for concurrent use.
 func (c *Call) Emit(ev protocol.Event) {
-	if c == nil || c.emit == nil {
+	if c == nil || c.em == nil {
 		return
 	}
-	c.emit(ev)
+	c.em.emit(ev)
 }
 
 // Diagnose adds a diagnostic (a non-fatal note, such as "not saved: …") to

@@ -21,6 +21,8 @@ type Def struct {
 	MaxTimeout   time.Duration
 	// ArgCapabilities: see [Tool.ArgCapabilities].
 	ArgCapabilities func(args json.RawMessage) []protocol.Capability
+	// Inline: see [Tool.Inline].
+	Inline func(args json.RawMessage) bool
 	// Handler runs the tool; make it with [Handle].
 	Handler Handler
 }
@@ -45,6 +47,6 @@ func RegisterAll(r *Registry, defs []Def) {
 			panic(fmt.Sprintf("registry: register tool %q: nil handler", d.Name))
 		}
 		d.Handler.register(r, Tool{Name: d.Name, Description: d.Description, Capabilities: d.Capabilities,
-			Timeout: d.Timeout, MaxTimeout: d.MaxTimeout, ArgCapabilities: d.ArgCapabilities})
+			Timeout: d.Timeout, MaxTimeout: d.MaxTimeout, ArgCapabilities: d.ArgCapabilities, Inline: d.Inline})
 	}
 }

@@ -42,11 +42,14 @@ type Registry struct {
 }
 
 // callState is what BeginShutdown needs of a call that has not resolved,
-// and the record its authorizer writes.
+// the record its authorizer writes, and the rest of the call's state, in
+// one allocation.
 type callState struct {
 	cancel context.CancelCauseFunc
 	alive  keepAlive  // the call's timer, once it runs
 	auth   AuthRecord // what the authorizer recorded
+	em     emitter    // the call's event stream
+	call   Call       // what the handler gets
 }
 
 // entry is one registered tool.
@@ -65,6 +68,11 @@ type entry struct {
 	emptyArgs   json.RawMessage
 	emptyIssues []Issue
 	emptyRun    invoke
+	// caps is desc.Capabilities with no room to append, shared by every
+	// Outcome (read-only).
+	caps []protocol.Capability
+	// emptyInline is Tool.Inline(emptyArgs), asked once.
+	emptyInline bool
 	// readOnly is true when every capability of the tool is read-only
 	// (Options.Admit is not asked about it).
 	readOnly bool
@@ -169,6 +177,10 @@ func Register[In, Out any](r *Registry, t Tool, h func(ctx context.Context, call
 	if e.emptyIssues == nil && plainValue(reflect.TypeFor[In]()) {
 		e.emptyRun, _ = e.bind(e.emptyArgs)
 	}
+	if e.emptyIssues == nil && t.Inline != nil {
+		e.emptyInline = t.Inline(e.emptyArgs)
+	}
+	e.caps = slices.Clip(e.desc.Capabilities)
 	e.readOnly = t.ArgCapabilities == nil &&
 		!slices.ContainsFunc(t.Capabilities, func(c protocol.Capability) bool { return c != protocol.CapReadOnly })
 	r.mu.Lock()

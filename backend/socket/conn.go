@@ -194,10 +194,17 @@ func (c *conn) authenticate() (*registry.Peer, error) {
 }
 
 // readFrom reads frames with r until the stream ends, then calls finish.
-// When it reads a tool_call it hands r to a new goroutine, which goes on
-// reading, and runs the call itself: no wake-up stands between reading a
-// call and running it. Exactly one goroutine reads at any time.
+// It runs each tool_call itself, on this goroutine, as long as the call
+// does not wait (app_ping and other [registry.Tool.Inline] tools, refusals,
+// failed validation): no hand-off stands between reading a call and
+// answering it. When the call is about to wait (an admission check, an
+// authorizer that asks someone, a handler that may block), the registry
+// calls Detach first, which hands r to a new goroutine that goes on
+// reading (so a cancel frame is read while the call runs); this goroutine
+// then finishes the call and ends. Exactly one goroutine reads at any time.
 func (c *conn) readFrom(r *protocol.Reader) {
+	rd := &reader{c: c, r: r}
+	rd.detach = rd.handOff
 	for {
 		msg, err := r.Next()
 		if err != nil {
@@ -214,17 +221,10 @@ func (c *conn) readFrom(r *protocol.Reader) {
 		case *protocol.ListTools:
 			c.write(protocol.NewToolsList(c.s.reg.List()))
 		case *protocol.ToolCall:
-			run := c.startCall(m)
-			if run == nil {
-				continue
+			c.runCall(m, rd.detach)
+			if rd.handedOff {
+				return // another goroutine reads now
 			}
-			c.s.wg.Add(1)
-			c.s.workers.Go(func() {
-				defer c.s.wg.Done()
-				c.readFrom(r)
-			})
-			run()
-			return
 		case *protocol.CancelToolCall:
 			// Handled by the reader, ahead of any queue: calls run in other
 			// goroutines, so a cancel never waits behind one.
@@ -242,6 +242,25 @@ func (c *conn) readFrom(r *protocol.Reader) {
 			c.write(protocol.NewError("", fmt.Sprintf("Invalid message: %s is a server frame", msg.FrameType())))
 		}
 	}
+}
+
+// reader is the state of one goroutine reading a connection.
+type reader struct {
+	c         *conn
+	r         *protocol.Reader
+	detach    func() // handOff, made once
+	handedOff bool
+}
+
+// handOff starts a goroutine that goes on reading in this one's place.
+func (rd *reader) handOff() {
+	rd.handedOff = true
+	rd.c.s.handOffs.Add(1)
+	rd.c.s.wg.Add(1)
+	rd.c.s.workers.Go(func() {
+		defer rd.c.s.wg.Done()
+		rd.c.readFrom(rd.r)
+	})
 }
 
 // clientInfo applies the socket's caller policy to a client's claims.
@@ -264,9 +283,10 @@ func (c *conn) clientInfo(in protocol.ClientInfo, requestID string) protocol.Cli
 	return out
 }
 
-// startCall registers a call and returns the func that runs it and writes
-// its tool_result, or nil when the call was refused (already answered).
-func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
+// runCall registers a call, runs it and writes its tool_result, or refuses
+// it (already in flight, shutting down). It runs on the reader's goroutine,
+// until the registry calls detach (see [conn.readFrom]).
+func (c *conn) runCall(m *protocol.ToolCall, detach func()) {
 	id := m.RequestID
 	ci := c.clientInfo(m.ClientInfo, id)
 	peer := *c.peer
@@ -278,6 +298,7 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 		Peer:      &peer,
 		Timeout:   msDuration(m.TimeoutMs),
 		Emit:      func(ev protocol.Event) { c.write(protocol.NewToolEvent(id, ev)) },
+		Detach:    detach,
 	}
 
 	c.mu.Lock()
@@ -289,12 +310,12 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 			res = c.s.reg.Call(c.ctx, req)
 		}
 		c.write(protocol.NewToolResult(id, res))
-		return nil
+		return
 	}
 	if _, dup := c.calls[id]; dup {
 		c.mu.Unlock()
 		c.write(protocol.NewError(id, fmt.Sprintf("Duplicate requestId %s is already in flight", id)))
-		return nil
+		return
 	}
 	// The call's own context is the registry's (one per call, a child of
 	// the connection's): it hands over its cancel func, which a
@@ -315,17 +336,15 @@ func (c *conn) startCall(m *protocol.ToolCall) (run func()) {
 	c.mu.Unlock()
 
 	c.s.dispatched.Add(1)
-	return func() {
-		defer c.callWG.Done()
-		res := c.s.reg.Call(c.ctx, req)
-		// Forget the id before answering, so a client may reuse it as soon
-		// as it has the result.
-		c.mu.Lock()
-		delete(c.calls, id)
-		c.mu.Unlock()
-		c.write(protocol.NewToolResult(id, res))
-		c.s.answered.Add(1)
-	}
+	defer c.callWG.Done()
+	res := c.s.reg.Call(c.ctx, req)
+	// Forget the id before answering, so a client may reuse it as soon as
+	// it has the result.
+	c.mu.Lock()
+	delete(c.calls, id)
+	c.mu.Unlock()
+	c.write(protocol.NewToolResult(id, res))
+	c.s.answered.Add(1)
 }
 
 // inflight is a call of the connection that has not been answered.

@@ -2,9 +2,11 @@ package socket
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,6 +132,15 @@ func newFixture(t testing.TB) *fixture {
 		func(ctx context.Context, c *registry.Call, _ registry.NoArgs) (any, error) {
 			return nil, errors.New("it broke")
 		})
+	return f
+}
+
+// addQuick registers quick {text} → {text}, inline (registry.Tool.Inline)
+// unless text is "wait".
+func (f *fixture) addQuick() *fixture {
+	registry.Register(f.reg, registry.Tool{Name: "quick", Description: "Echo the text back on the reader.", Capabilities: protocol.ReadOnly(),
+		Inline: func(args json.RawMessage) bool { return !strings.Contains(string(args), `"wait"`) }},
+		func(ctx context.Context, c *registry.Call, in echoIn) (echoIn, error) { return in, nil })
 	return f
 }
 

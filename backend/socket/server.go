@@ -81,6 +81,9 @@ type Server struct {
 	// calls whose tool_result write has returned (for tests).
 	dispatched atomic.Int64
 	answered   atomic.Int64
+	// handOffs counts the readers handed to a new goroutine because a call
+	// was about to wait (for tests).
+	handOffs atomic.Int64
 }
 
 // shutdownGrace is how long Close lets calls resolve on their own after

@@ -6,6 +6,7 @@ package apptools
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -165,7 +166,7 @@ func Register(r *registry.Registry, d Deps) {
 	registry.RegisterAll(r, []registry.Def{
 		{Name: "app_ping", Description: "Check that the runtime answers; optionally wait delayMs with progress events (honours cancel).",
 			Capabilities: protocol.ReadOnly(), Timeout: 11 * time.Minute, // delayMs goes up to 10 minutes
-			Handler: registry.Handle(t.ping)},
+			Inline: pingInline, Handler: registry.Handle(t.ping)},
 		{Name: "app_health", Description: "Return health status for the app socket, registry, storage, audit and the other runtime services.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.health)},
 		{Name: "app_about", Description: "Return what this build is (version, commit, build date, Go, Wails, WebKitGTK and Chromium versions), the user data and socket paths, and the licences of the bundled libraries.",
@@ -214,6 +215,16 @@ func (t *tools) ping(ctx context.Context, call *registry.Call, in PingInput) (Pi
 		ElapsedMs: time.Since(start).Milliseconds(), Echo: in.Message,
 		Caller: string(call.Client.Caller), SessionID: call.Client.SessionID,
 	}, nil
+}
+
+// pingInline says that app_ping without a delay cannot block (it answers
+// at once), so it runs on the caller's goroutine (see registry.Tool.Inline);
+// with a delay it waits, and runs in a goroutine of its own.
+func pingInline(args json.RawMessage) bool {
+	var in struct {
+		DelayMs int `json:"delayMs"`
+	}
+	return json.Unmarshal(args, &in) == nil && in.DelayMs == 0
 }
 
 // health is app_health.

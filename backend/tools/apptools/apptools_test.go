@@ -2,6 +2,7 @@ package apptools
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -46,5 +47,19 @@ func TestWaitHonoursCancel(t *testing.T) {
 	start := time.Now()
 	if err := wait(ctx, call, time.Minute, 0); err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("wait(1m) under a 50 ms context = %v after %v, want the context's error promptly", err, time.Since(start))
+	}
+}
+
+// app_ping runs inline (on the socket's reader) only when it cannot wait.
+func TestPingInline(t *testing.T) {
+	for args, want := range map[string]bool{
+		`{"delayMs":0,"progressSteps":0}`:      true, // what {} becomes
+		`{"delayMs":0,"message":"hi"}`:         true,
+		`{"delayMs":1}`:                        false,
+		`{"delayMs":600000,"progressSteps":3}`: false,
+	} {
+		if got := pingInline(json.RawMessage(args)); got != want {
+			t.Errorf("pingInline(%s) = %v, want %v", args, got, want)
+		}
 	}
 }

@@ -3,7 +3,7 @@
 // latency with one client and throughput with 16 concurrent clients. It
 // prints the numbers and the ratios; it asserts nothing.
 //
-//	go run ./bench/cmd/socketbench [-n 20000] [-d 3s] [-clients 16]
+//	go run ./bench/cmd/socketbench [-n 20000] [-d 3s] [-clients 16] [-cpuprofile f] [-memprofile f]
 package main
 
 import (
@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/meith-dev/meith/backend/instance"
@@ -30,7 +31,21 @@ func main() {
 	dur := flag.Duration("d", 3*time.Second, "duration of each throughput run")
 	clients := flag.Int("clients", 16, "concurrent clients for the throughput run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	serveGC := flag.Bool("serve-gc", true, "apply the garbage collector settings of `meith serve` (instance.ApplyServeGC; GOGC or GOMEMLIMIT in the environment win)")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file (every allocation sampled)")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "socketbench:", err)
+				return
+			}
+			defer f.Close()
+			pprof.Lookup("allocs").WriteTo(f, 0)
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -40,6 +55,13 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	gc := "Go defaults"
+	if *serveGC && instance.ApplyServeGC(os.Getenv) {
+		gc = fmt.Sprintf("meith serve's (GOGC=%d, soft limit %d MiB)", instance.ServeGCPercent, instance.ServeMemoryLimit>>20)
+	} else if v := os.Getenv("GOGC"); v != "" {
+		gc = "GOGC=" + v
+	}
+	fmt.Printf("socketbench: garbage collector: %s\n", gc)
 	if err := run(*n, *dur, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "socketbench:", err)
 		os.Exit(1)
@@ -85,7 +107,7 @@ func run(n int, dur time.Duration, clients int) error {
 	// processes, frequency changes) hits both alike; report medians.
 	const rounds = 5
 	var echoLats, pingLats []time.Duration
-	var echoTPs, pingTPs []float64
+	var echoTPs, pingTPs, echoCPUs, pingCPUs []float64
 	for range rounds {
 		e, err := latencySamples(echoPath, n/rounds)
 		if err != nil {
@@ -96,15 +118,16 @@ func run(n int, dur time.Duration, clients int) error {
 			return err
 		}
 		echoLats, pingLats = append(echoLats, e...), append(pingLats, p...)
-		et, err := throughput(echoPath, clients, dur/rounds)
+		et, ec, err := throughput(echoPath, clients, dur/rounds)
 		if err != nil {
 			return err
 		}
-		pt, err := throughput(inst.SocketPath(), clients, dur/rounds)
+		pt, pc, err := throughput(inst.SocketPath(), clients, dur/rounds)
 		if err != nil {
 			return err
 		}
 		echoTPs, pingTPs = append(echoTPs, et), append(pingTPs, pt)
+		echoCPUs, pingCPUs = append(echoCPUs, ec), append(pingCPUs, pc)
 	}
 	echoLat, pingLat := summarize(echoLats), summarize(pingLats)
 	echoTP, pingTP := medianOf(echoTPs), medianOf(pingTPs)
@@ -113,6 +136,12 @@ func run(n int, dur time.Duration, clients int) error {
 	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.2f×  (goal ≤ 2×)\n", "1 client, median latency", us(echoLat.median), us(pingLat.median), float64(pingLat.median)/float64(echoLat.median))
 	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.2f×\n", "1 client, p99 latency", us(echoLat.p99), us(pingLat.p99), float64(pingLat.p99)/float64(echoLat.p99))
 	fmt.Printf("%-28s %10.0f/s %10.0f/s %11.0f%%  (goal ≥ 50%%)\n", fmt.Sprintf("%d clients, throughput", clients), echoTP, pingTP, 100*pingTP/echoTP)
+	// The process's CPU time per call in the throughput runs (clients
+	// included, alike for both): what the throughput ratio would be if
+	// the process had the cores to itself, so it moves less with the
+	// machine's load than the throughput does.
+	echoCPU, pingCPU := medianOf(echoCPUs), medianOf(pingCPUs)
+	fmt.Printf("%-28s %10.1fµs %10.1fµs %11.0f%%  (echo ÷ app_ping)\n", fmt.Sprintf("%d clients, CPU per call", clients), echoCPU, pingCPU, 100*echoCPU/pingCPU)
 	return nil
 }
 
@@ -222,11 +251,14 @@ func medianOf(xs []float64) float64 {
 	return xs[len(xs)/2]
 }
 
-func throughput(path string, clients int, dur time.Duration) (float64, error) {
+// throughput runs clients for dur and returns the calls per second and the
+// process's CPU time (user + system) per call, in µs.
+func throughput(path string, clients int, dur time.Duration) (float64, float64, error) {
 	var ops atomic.Int64
 	var firstErr atomic.Value
 	deadline := time.Now().Add(dur)
 	var wg sync.WaitGroup
+	cpu0 := cpuTime()
 	start := time.Now()
 	for range clients {
 		wg.Add(1)
@@ -248,8 +280,19 @@ func throughput(path string, clients int, dur time.Duration) (float64, error) {
 		}()
 	}
 	wg.Wait()
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	if err, ok := firstErr.Load().(error); ok {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(ops.Load()) / time.Since(start).Seconds(), nil
+	n := float64(ops.Load())
+	return n / elapsed.Seconds(), us(cpu) / n, nil
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
