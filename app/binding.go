@@ -65,6 +65,9 @@ type App struct {
 	// pickFolder shows the native folder dialog (run.go sets it; tests set
 	// a fake). It returns "" when the user cancels.
 	pickFolder func(ctx context.Context, title string) (string, error)
+	// pickFile shows the native file dialog with its filters (run.go sets
+	// it; tests set a fake). It returns "" when the user cancels.
+	pickFile func(ctx context.Context, title string, filters []FileFilter) (string, error)
 	// confirmQuit asks the user a yes/no question before the window closes
 	// (run.go sets a native dialog; tests set a fake).
 	confirmQuit func(ctx context.Context, title, message string) (bool, error)

@@ -119,6 +119,14 @@ func run(ctx context.Context, a *App) error {
 			Title: title, DefaultDirectory: home, CanCreateDirectories: true,
 		})
 	}
+	a.pickFile = func(wctx context.Context, title string, filters []FileFilter) (string, error) {
+		home, _ := os.UserHomeDir()
+		opts := wruntime.OpenDialogOptions{Title: title, DefaultDirectory: home}
+		for _, f := range filters {
+			opts.Filters = append(opts.Filters, wruntime.FileFilter{DisplayName: f.DisplayName, Pattern: f.Pattern})
+		}
+		return wruntime.OpenFileDialog(wctx, opts)
+	}
 	a.raiseWindow = func(wctx context.Context) {
 		wruntime.WindowShow(wctx)
 		wruntime.WindowUnminimise(wctx) // gtk_window_present: also raises it

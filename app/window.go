@@ -1,8 +1,8 @@
 package app
 
 // window.go: the bound methods only the window has: the close question, the
-// native folder picker and the answers to approval prompts; and the focus
-// of app_focus_window (not bound).
+// native folder and file pickers and the answers to approval prompts; and
+// the focus of app_focus_window (not bound).
 
 import (
 	"context"
@@ -86,6 +86,42 @@ func (a *App) OpenFolderDialog(title string) (string, error) {
 		return "", protocol.Errorf(protocol.CodeToolFailed, "folder dialog: %v", err)
 	}
 	return dir, nil
+}
+
+// FileFilter is one entry of the file dialog's type list: a name and its
+// patterns separated by ";" ("Plugin archives", "*.tgz;*.tar.gz;*.tar").
+type FileFilter struct {
+	DisplayName string `json:"displayName"`
+	Pattern     string `json:"pattern"`
+}
+
+// maxFileFilters bounds the filters of one [App.OpenFileDialog].
+const maxFileFilters = 16
+
+// OpenFileDialog shows the native file picker and returns the chosen
+// file's absolute path, or "" when the user cancels. Filters narrow the
+// files it offers (Settings → Plugins: plugin archives); the tool that gets
+// the path checks the file itself, the filter is only a convenience.
+func (a *App) OpenFileDialog(title string, filters []FileFilter) (string, error) {
+	a.mu.Lock()
+	ctx, pick, shut := a.wctx, a.pickFile, a.shutdown
+	a.mu.Unlock()
+	switch {
+	case shut:
+		return "", protocol.Errorf(protocol.CodeRuntimeShuttingDown, "the window is closing")
+	case pick == nil || ctx == nil:
+		return "", protocol.Errorf(protocol.CodeToolFailed, "no native file dialog is available in this build")
+	case len(filters) > maxFileFilters:
+		return "", protocol.Errorf(protocol.CodeValidation, "at most %d file filters, got %d", maxFileFilters, len(filters))
+	}
+	if title == "" {
+		title = "Choose a file"
+	}
+	path, err := pick(ctx, title, filters)
+	if err != nil {
+		return "", protocol.Errorf(protocol.CodeToolFailed, "file dialog: %v", err)
+	}
+	return path, nil
 }
 
 // PendingApprovals returns the privileged CLI calls waiting for the user,

@@ -211,6 +211,53 @@ func TestOpenFolderDialog(t *testing.T) {
 	}
 }
 
+func TestOpenFileDialog(t *testing.T) {
+	// Without a picker (a build without the window) it fails clearly.
+	a, _ := startApp(t, newTestRegistry(t, nil), nil)
+	if _, err := a.OpenFileDialog("", nil); protocol.CodeOf(err) != protocol.CodeToolFailed {
+		t.Errorf("OpenFileDialog without a picker = %v, want TOOL_FAILED", err)
+	}
+
+	b := New(newTestRegistry(t, nil), nil)
+	var gotTitle string
+	var gotFilters []FileFilter
+	var gotCtx context.Context
+	answer, answerErr := "/home/me/board.tgz", error(nil)
+	b.pickFile = func(ctx context.Context, title string, filters []FileFilter) (string, error) {
+		gotCtx, gotTitle, gotFilters = ctx, title, filters
+		return answer, answerErr
+	}
+	wctx := context.WithValue(context.Background(), struct{}{}, "wails")
+	b.Startup(wctx)
+	archives := []FileFilter{{DisplayName: "Plugin archives", Pattern: "*.tgz;*.tar.gz;*.tar"}}
+	for _, tc := range []struct {
+		title, answer string
+		filters       []FileFilter
+		err           error
+		want, code    string
+		wantTitle     string
+	}{
+		{"Install plugin from archive", "/home/me/board.tgz", archives, nil, "/home/me/board.tgz", "", "Install plugin from archive"},
+		{"", "", nil, nil, "", "", "Choose a file"}, // cancelled
+		{"", "", archives, errors.New("no display"), "", "TOOL_FAILED", "Choose a file"},
+	} {
+		answer, answerErr = tc.answer, tc.err
+		gotFilters = nil
+		got, err := b.OpenFileDialog(tc.title, tc.filters)
+		if got != tc.want || string(protocol.CodeOf(err)) != tc.code || gotTitle != tc.wantTitle || gotCtx != wctx || len(gotFilters) != len(tc.filters) {
+			t.Errorf("OpenFileDialog(%q, %v) = %q, %v (title %q, filters %v); want %q, code %q, title %q, the filters, the Wails context",
+				tc.title, tc.filters, got, err, gotTitle, gotFilters, tc.want, tc.code, tc.wantTitle)
+		}
+	}
+	if _, err := b.OpenFileDialog("", make([]FileFilter, maxFileFilters+1)); protocol.CodeOf(err) != protocol.CodeValidation {
+		t.Errorf("OpenFileDialog with too many filters = %v, want VALIDATION_ERROR", err)
+	}
+	b.Shutdown(context.Background())
+	if _, err := b.OpenFileDialog("", nil); protocol.CodeOf(err) != protocol.CodeRuntimeShuttingDown {
+		t.Errorf("OpenFileDialog after Shutdown = %v, want RUNTIME_SHUTTING_DOWN", err)
+	}
+}
+
 func TestQuitQuestion(t *testing.T) {
 	for _, tc := range []struct {
 		calls, approvals int

@@ -16,6 +16,7 @@ function fakeHost() {
     PendingApprovals: vi.fn(async () => null),
     DecideApproval: vi.fn(async (_id: string, _d: string) => {}),
     OpenFolderDialog: vi.fn(async (_title: string) => '/home/me/project'),
+    OpenFileDialog: vi.fn(async (_title: string, _filters: { displayName: string; pattern: string }[]) => '/home/me/board.tgz'),
     BrowserInput: vi.fn(async (_tabId: string, _ev: unknown) => {}),
     BrowserViewport: vi.fn(async (_tabId: string, _w: number, _h: number, _s: number) => {}),
     BrowserStop: vi.fn(async (_tabId: string) => {}),
@@ -96,6 +97,19 @@ describe('bound methods', () => {
     await expect(b.openFolderDialog()).resolves.toBe(''); // cancelled
     f.app.OpenFolderDialog.mockRejectedValueOnce('TOOL_FAILED: folder dialog: no display');
     await expect(b.openFolderDialog()).rejects.toMatchObject({ code: 'TOOL_FAILED', message: 'folder dialog: no display' });
+  });
+
+  it('opens the file dialog with its filters and types its failures', async () => {
+    const f = fakeHost();
+    const b = createBridge(() => f.host);
+    const archives = [{ displayName: 'Plugin archives', pattern: '*.tgz;*.tar.gz;*.tar' }];
+    await expect(b.openFileDialog('Pick', archives)).resolves.toBe('/home/me/board.tgz');
+    expect(f.app.OpenFileDialog).toHaveBeenCalledWith('Pick', archives);
+    f.app.OpenFileDialog.mockResolvedValueOnce('');
+    await expect(b.openFileDialog()).resolves.toBe(''); // cancelled
+    expect(f.app.OpenFileDialog).toHaveBeenLastCalledWith('', []);
+    f.app.OpenFileDialog.mockRejectedValueOnce('TOOL_FAILED: file dialog: no display');
+    await expect(b.openFileDialog()).rejects.toMatchObject({ code: 'TOOL_FAILED', message: 'file dialog: no display' });
   });
 
   it('passes live-view inputs, viewports and stops to the bound methods, with typed errors', async () => {

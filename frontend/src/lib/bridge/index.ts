@@ -9,7 +9,7 @@
 // from the asset server with fetch.
 
 import { BridgeError, toBridgeError } from './errors';
-import { boundApp, windowHost, wailsRuntime, type HostSource } from './wails';
+import { boundApp, windowHost, wailsRuntime, type FileFilter, type HostSource } from './wails';
 import {
   Topics,
   type ApprovalDecision,
@@ -28,6 +28,7 @@ import {
 
 export * from './types';
 export { BridgeError, toBridgeError, type BridgeErrorCode } from './errors';
+export type { FileFilter } from './wails';
 
 export interface CallOptions {
   /** Receives the call's streamed events, in order. */
@@ -72,6 +73,8 @@ export interface Bridge {
   decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
   /** Shows the native folder picker; resolves with the folder, or '' when the user cancels. */
   openFolderDialog(title?: string): Promise<string>;
+  /** Shows the native file picker offering the filters' files; resolves with the file, or '' when the user cancels. */
+  openFileDialog(title?: string, filters?: FileFilter[]): Promise<string>;
   /** Sends one input of a browser tab's live view to its page. */
   browserInput(tabId: string, ev: BrowserInputEvent): Promise<void>;
   /** Lays a browser tab's page out for a view of width×height CSS pixels at a device scale. */
@@ -236,6 +239,11 @@ export function createBridge(host: HostSource = windowHost): Bridge {
       return (await invoke(() => app.OpenFolderDialog(title))) ?? '';
     },
 
+    async openFileDialog(title = '', filters: FileFilter[] = []) {
+      const app = await invoke(async () => boundApp(host));
+      return (await invoke(() => app.OpenFileDialog(title, filters))) ?? '';
+    },
+
     async browserInput(tabId: string, ev: BrowserInputEvent) {
       const app = await invoke(async () => boundApp(host));
       await invoke(() => app.BrowserInput(tabId, ev));
@@ -276,6 +284,7 @@ export const listTools = bridge.listTools.bind(bridge);
 export const pendingApprovals = bridge.pendingApprovals.bind(bridge);
 export const decideApproval = bridge.decideApproval.bind(bridge);
 export const openFolderDialog = bridge.openFolderDialog.bind(bridge);
+export const openFileDialog = bridge.openFileDialog.bind(bridge);
 export const browserInput = bridge.browserInput.bind(bridge);
 export const browserViewport = bridge.browserViewport.bind(bridge);
 export const browserStop = bridge.browserStop.bind(bridge);

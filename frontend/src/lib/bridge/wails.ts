@@ -23,11 +23,18 @@ export interface BoundApp {
   PendingApprovals(): Promise<ApprovalRequest[] | null>;
   DecideApproval(id: string, decision: string): Promise<void>;
   OpenFolderDialog(title: string): Promise<string>;
+  OpenFileDialog(title: string, filters: FileFilter[]): Promise<string>;
   BrowserInput(tabId: string, ev: BrowserInputEvent): Promise<void>;
   BrowserViewport(tabId: string, width: number, height: number, scale: number): Promise<void>;
   BrowserStop(tabId: string): Promise<void>;
   TerminalWrite(id: string, data: string): Promise<void>;
   TerminalResize(id: string, cols: number, rows: number): Promise<void>;
+}
+
+/** One entry of the file dialog's type list (app.FileFilter): patterns separated by ";". */
+export interface FileFilter {
+  displayName: string;
+  pattern: string;
 }
 
 /** The part of the Wails runtime the bridge uses. */

@@ -11,6 +11,7 @@ import {
   type WorkspaceTabKind,
 } from '../bridge';
 import { liveStore, LiveModel } from './live';
+import { isPluginTab, pluginTabTitle, type NamedPlugin } from './pluginTabs';
 import { callForAction, errorText, resultError, toasts } from './toasts.svelte';
 
 /** The layout of a space that has none yet (backend/state DefaultLayout). */
@@ -63,8 +64,8 @@ export class AppStateStore extends LiveModel {
    * they were opened). Without a split every tab is on the left, also those
    * the backend has not moved back yet (Ctrl+\\ patches the layout first).
    */
-  primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary', !this.layout.split));
-  secondaryItems = $derived<PaneItem[]>(this.layout.split ? paneItems(this.browserTabs, this.tabs, 'secondary') : []);
+  primaryItems = $derived<PaneItem[]>(paneItems(this.browserTabs, this.tabs, 'primary', !this.layout.split, this.state?.plugins ?? []));
+  secondaryItems = $derived<PaneItem[]>(this.layout.split ? paneItems(this.browserTabs, this.tabs, 'secondary', false, this.state?.plugins ?? []) : []);
   /** The tab the focused pane shows: what Ctrl+W closes. */
   focusedItem = $derived<PaneItem | undefined>(this.shown(this.layout.focusedPane));
   /** The active workspace tab of the active space. */
@@ -271,12 +272,15 @@ export class AppStateStore extends LiveModel {
  * everyPane, the tabs of both panes are listed as pane's: the left strip
  * of a space whose split has just been closed shows the right pane's tabs
  * at once, in their final places, instead of adding them when the
- * backend's answer is read back.
+ * backend's answer is read back. A plugin tab is titled with its plugin's
+ * name (plugins: the installed ones).
  */
-export function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane, everyPane = false): PaneItem[] {
+export function paneItems(browser: BrowserTab[], workspace: WorkspaceTab[], pane: Pane, everyPane = false, plugins: readonly NamedPlugin[] = []): PaneItem[] {
   const out: (PaneItem & { at: number })[] = [];
   for (const t of browser) {
-    if (everyPane || (t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title: t.title || t.url, detail: t.url, pane, tab: t, at: t.createdAt ?? 0 });
+    // A plugin tab is named after its plugin, whatever its page's title says.
+    const title = isPluginTab(t) ? pluginTabTitle(t, plugins) : t.title || t.url;
+    if (everyPane || (t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: true, title, detail: t.url, pane, tab: t, at: t.createdAt ?? 0 });
   }
   for (const t of workspace) {
     if (everyPane || (t.pane ?? 'primary') === pane) out.push({ id: t.id, browser: false, title: t.title, detail: t.cwd, pane, tab: t, at: t.createdAt ?? 0 });

@@ -123,6 +123,29 @@ describe('BrowserView toolbar', () => {
     expect(used()).toEqual([['navigate', { tabId: 'btab_1', url: 'localhost:3000' }]]);
   });
 
+  it("a plugin tab's address is read-only: shown, never navigated to, marked as a plugin's", async () => {
+    // pluginId comes with the plugin tab layer (BrowserTab.PluginID).
+    const plugin = { ...tab({ mode: 'plugin', contextKey: 'plugin:com.example.board', url: 'http://board.plugins.localhost:4100/index.html' }), pluginId: 'com.example.board' };
+    app = mount(BrowserView, { target: document.body, props: { tab: plugin } });
+    await settle();
+    const input = byLabel('Address') as HTMLInputElement;
+    expect(input.readOnly).toBe(true);
+    expect(input.value).toContain('board.plugins.localhost:4100/index.html');
+    expect(document.querySelector('.address.readonly')).not.toBeNull();
+    expect(document.querySelector('.owner.plugin')?.textContent).toBe('Plugin');
+    input.focus();
+    type(input, 'https://evil.example/');
+    key(input, 'keydown', { key: 'Enter' });
+    await settle();
+    expect(used()).toEqual([]);
+    // A web tab's address stays editable.
+    unmount(app);
+    app = mount(BrowserView, { target: document.body, props: { tab: tab() } });
+    await settle();
+    expect((byLabel('Address') as HTMLInputElement).readOnly).toBe(false);
+    expect(document.querySelector('.owner.plugin')).toBeNull();
+  });
+
   it('focuses the address bar of a new tab once', async () => {
     browser.focusAddressOf = 'btab_1';
     app = mount(BrowserView, { target: document.body, props: { tab: tab({ url: 'about:blank', title: '' }) } });

@@ -104,6 +104,7 @@ describe('command palette', () => {
       'Open Settings',
       'Settings: General',
       'Settings: Agent',
+      'Settings: Plugins',
       'Settings: Storage',
       'Open recent: todo-api',
       'Open recent: old-site',

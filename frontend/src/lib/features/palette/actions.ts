@@ -43,6 +43,7 @@ export const SETTINGS_SECTIONS: readonly { id: string; label: string }[] = [
   { id: 'run', label: 'Run' },
   { id: 'git', label: 'Git' },
   { id: 'agent', label: 'Agent' },
+  { id: 'plugins', label: 'Plugins' },
   { id: 'storage', label: 'Storage' },
   { id: 'about', label: 'About' },
 ];

@@ -51,8 +51,8 @@ afterEach(() => {
 });
 
 describe('SettingsView', () => {
-  it('lists only the sections that do something (no Plugins yet)', () => {
-    expect(nav()).toEqual(['General', 'Run', 'Git', 'Agent', 'Storage', 'About', '← Back (Esc)']);
+  it('lists only the sections that do something', () => {
+    expect(nav()).toEqual(['General', 'Run', 'Git', 'Agent', 'Plugins', 'Storage', 'About', '← Back (Esc)']);
   });
 
   it('scrolls the whole content area (the scrollbar at the window edge) with a column inside', () => {
@@ -63,7 +63,7 @@ describe('SettingsView', () => {
   });
 
   it('names no internal tool in its text', async () => {
-    for (const section of ['General', 'Git', 'Agent', 'Storage', 'About']) {
+    for (const section of ['General', 'Git', 'Agent', 'Plugins', 'Storage', 'About']) {
       await open(section);
       const text = document.querySelector('[data-testid="settings-scroll"]')!.textContent!;
       expect({ section, tool: TOOL_NAME.exec(text)?.[0] ?? null }).toEqual({ section, tool: null });

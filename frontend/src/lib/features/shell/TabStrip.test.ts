@@ -21,6 +21,7 @@ vi.mock('../../bridge', async (importOriginal) => {
 
 const { default: TabStrip } = await import('./TabStrip.svelte');
 const { tools } = await import('../../stores/tools.svelte');
+const { appState } = await import('../../stores/appState.svelte');
 
 const wtab = (id: string, kind: WorkspaceTab['kind'], title: string): PaneItem => ({
   id, browser: false, title, detail: '/p', pane: 'primary',
@@ -114,6 +115,32 @@ describe('TabStrip', () => {
       ['close_workspace_tab', { tabId: 'wtab_1' }], // Delete
       ['open_workspace_tab', { title: 'Editor', cwd: '~', kind: 'editor', pane: 'primary' }],
     ]);
+  });
+
+  it("names a plugin tab after its plugin, with the puzzle piece instead of the page's favicon", async () => {
+    const web = btab.tab as BrowserTab;
+    appState.state = {
+      spaces: [{ id: 's', name: 'S', color: '#6366f1', projectId: null, createdAt: 1, updatedAt: 1 }],
+      activeSpaceId: 's',
+      workspaceTabs: [],
+      browserTabs: [
+        { ...web, mode: 'web', createdAt: 1 },
+        // pluginId comes with the plugin tab layer (BrowserTab.PluginID).
+        Object.assign({ ...web, id: 'btab_2', url: 'http://x.plugins.localhost:4100/index.html', title: 'index.html', favicon: 'http://x.plugins.localhost:4100/f.png', mode: 'plugin', contextKey: 'plugin:com.example.board', createdAt: 2 }, { pluginId: 'com.example.board' }),
+        // A tab of a plugin uninstalled meanwhile is named by its id, never by its page.
+        { ...web, id: 'btab_3', title: 'Old page', mode: 'plugin', contextKey: 'plugin:com.example.gone', createdAt: 3 },
+      ],
+      plugins: [{ id: 'com.example.board', name: 'Deploy board' }],
+      settings: null,
+    } as unknown as NonNullable<typeof appState.state>;
+    app = mount(TabStrip, { target: document.body, props: { pane: 'primary', items: appState.primaryItems, shownId: 'btab_2' } });
+    await settle();
+    expect(tabs().map((t) => t.textContent?.trim())).toEqual(['◍ Shop', 'Deploy board', 'com.example.gone']);
+    expect(tabs().map((t) => !!t.querySelector('[data-icon="plugin"] svg'))).toEqual([false, true, true]);
+    expect(tabs()[1].querySelector('img')).toBeNull();
+    expect(document.querySelector('button[aria-label="Close Deploy board"]')).not.toBeNull();
+    expect(document.querySelector('[data-strip-tab="btab_2"]')?.getAttribute('title')).toMatch(/^Plugin Deploy board — http:\/\/x\.plugins\.localhost/);
+    appState.state = null;
   });
 
   describe('overflow', () => {
