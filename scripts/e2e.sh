@@ -61,6 +61,8 @@ trap cleanup EXIT
 PORT=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 
 export MEITH_HOME=$tmp/home MEITH_USER_DATA=$tmp/data
+# Projects the tests make from templates go here, not to ~/Documents/meith.
+export MEITH_PROJECTS_DIR=$tmp/projects-made
 mkdir -p "$MEITH_HOME" "$MEITH_USER_DATA"
 
 echo "running node --test frontend/e2e/ ($DEV_BIN on $DISPLAY, UI at http://127.0.0.1:$PORT/)"
