@@ -385,8 +385,19 @@ func (w *watcher) inGitDir(p string) bool {
 	return false
 }
 
-// ignoredGitEvent filters the git directory's noise: only the index, HEAD
-// and branch refs matter (lock files, objects and logs do not).
+// operationMarkers are the git directory's files and folders that say an
+// operation is in progress (or has just ended): git writes some of them
+// after the index (a conflicted merge writes MERGE_HEAD after its index),
+// so a reader woken by the index alone could see the conflicts without the
+// merge and never hear of it.
+var operationMarkers = []string{
+	".git/MERGE_HEAD", ".git/MERGE_MSG", ".git/CHERRY_PICK_HEAD", ".git/REVERT_HEAD",
+	".git/REBASE_HEAD", ".git/rebase-merge", ".git/rebase-apply", ".git/sequencer",
+}
+
+// ignoredGitEvent filters the git directory's noise: only the index, HEAD,
+// branch refs and the markers of an operation in progress matter (lock
+// files, objects and logs do not).
 func (w *watcher) ignoredGitEvent(p string) bool {
 	if !w.inGitDir(p) {
 		return false
@@ -397,7 +408,8 @@ func (w *watcher) ignoredGitEvent(p string) bool {
 	}
 	rel, _ := w.rel(p)
 	switch {
-	case rel == ".git/index", rel == ".git/HEAD", rel == ".git/packed-refs", strings.HasPrefix(rel, ".git/refs/heads/"):
+	case rel == ".git/index", rel == ".git/HEAD", rel == ".git/packed-refs", strings.HasPrefix(rel, ".git/refs/heads/"),
+		slices.Contains(operationMarkers, rel):
 		return false
 	}
 	return true

@@ -171,3 +171,27 @@ func TestIdleWatcherStops(t *testing.T) {
 		t.Error("Engine after idle did not watch again")
 	}
 }
+
+// TestOperationMarkersArePublished: git writes a conflicted merge's
+// MERGE_HEAD after its index, so a reader woken by the index alone may see
+// the conflicts before the merge. The markers of an operation in progress
+// (and their removal) are changes of their own; lock files are not.
+func TestOperationMarkersArePublished(t *testing.T) {
+	h, r, c := setup(t)
+	h.Engine(r)
+	head := filepath.Join(r.Root, ".git", "MERGE_HEAD")
+	write(t, head, "0123456789012345678901234567890123456789\n")
+	c.waitFor(t, ".git/MERGE_HEAD")
+	c.mu.Lock()
+	c.list = nil
+	c.mu.Unlock()
+	os.Remove(head)
+	c.waitFor(t, ".git/MERGE_HEAD")
+
+	write(t, filepath.Join(r.Root, ".git", "ORIG_HEAD.lock"), "x\n")
+	write(t, filepath.Join(r.Root, ".git", "CHERRY_PICK_HEAD"), "0123456789012345678901234567890123456789\n")
+	ch := c.waitFor(t, ".git/CHERRY_PICK_HEAD")
+	if slices.Contains(ch.Paths, ".git/ORIG_HEAD.lock") {
+		t.Errorf("a lock file was published: %v", ch.Paths)
+	}
+}
