@@ -29,25 +29,17 @@ func corrupt(path, format string, args ...any) error {
 	return fmt.Errorf("%s: %w: %s", path, ErrCorruptPack, fmt.Sprintf(format, args...))
 }
 
-// packIndex is an opened .idx file (version 1 or 2).
+// packIndex is an opened .idx file (version 1 or 2), read in pages.
 type packIndex struct {
 	path    string
-	f       *RegularFile
+	pf      *PagedFile
 	version int
 	n       uint32
 	fanout  [256]uint32
-	// Where the tables start (version 2): names, offsets, 64-bit offsets.
+	// Where the tables start: names and offsets (version 2), 64-bit
+	// offsets; version 1 has records of offset and name.
 	namesAt, offsAt, offs64At int64
 	n64                       int64 // entries of the 64-bit offset table
-	buckets                   [256]atomic.Pointer[idxBucket]
-}
-
-// idxBucket holds the names and offsets of the objects whose name starts
-// with one byte.
-type idxBucket struct {
-	names []byte // 20 bytes each
-	offs  []byte // 4 bytes each (version 2); nil for version 1
-	recs  []byte // version 1: 24-byte records of offset and name
 }
 
 const (
@@ -55,6 +47,7 @@ const (
 	idxHeaderLen = 8
 	fanoutLen    = 256 * 4
 	hashLen      = 20
+	idxPage      = 4 << 10
 )
 
 // openPackIndex opens an index file and checks its layout.
@@ -63,7 +56,7 @@ func openPackIndex(path string) (*packIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &packIndex{path: path, f: f}
+	ix := &packIndex{path: path, pf: NewPagedFile(f, idxPage)}
 	if err := ix.readHeader(); err != nil {
 		f.Close()
 		return nil, err
@@ -72,27 +65,25 @@ func openPackIndex(path string) (*packIndex, error) {
 }
 
 func (ix *packIndex) readHeader() error {
-	size := ix.f.Stat().Size()
-	head := make([]byte, idxHeaderLen+fanoutLen)
-	if size < int64(fanoutLen) {
+	size := ix.pf.Size()
+	if size < fanoutLen+2*hashLen {
 		return corrupt(ix.path, "index too small")
 	}
-	n, err := ix.f.ReadAt(head[:min(int64(len(head)), size)], 0)
-	if err != nil && !errors.Is(err, io.EOF) {
+	head, err := ix.pf.At(0, idxHeaderLen)
+	if err != nil {
 		return err
 	}
-	head = head[:n]
-	fan := head
-	if len(head) >= idxHeaderLen && string(head[:4]) == idxV2Magic {
+	fanAt := int64(0)
+	if string(head[:4]) == idxV2Magic {
 		if v := binary.BigEndian.Uint32(head[4:8]); v != 2 {
 			return corrupt(ix.path, "index version %d", v)
 		}
-		ix.version = 2
-		fan = head[idxHeaderLen:]
+		ix.version, fanAt = 2, idxHeaderLen
 	} else {
 		ix.version = 1
 	}
-	if len(fan) < fanoutLen {
+	fan, err := ix.pf.At(fanAt, fanoutLen)
+	if err != nil {
 		return corrupt(ix.path, "index too small")
 	}
 	var prev uint32
@@ -119,72 +110,56 @@ func (ix *packIndex) readHeader() error {
 		if size != fanoutLen+n64*(4+hashLen)+2*hashLen {
 			return corrupt(ix.path, "index size %d does not fit %d objects", size, ix.n)
 		}
+		ix.namesAt = fanoutLen + 4
 	}
 	return nil
 }
 
-// bucket returns the names (and offsets) of bucket b, reading them on
-// first use.
-func (ix *packIndex) bucket(b byte) (*idxBucket, error) {
-	if bk := ix.buckets[b].Load(); bk != nil {
-		return bk, nil
-	}
-	lo, hi := ix.bounds(b)
-	bk := &idxBucket{}
-	n := int64(hi - lo)
-	if n > 0 {
-		switch ix.version {
-		case 2:
-			bk.names = make([]byte, n*hashLen)
-			if err := readFullAt(ix.f, bk.names, ix.namesAt+int64(lo)*hashLen); err != nil {
-				return nil, fmt.Errorf("%s: %w", ix.path, err)
-			}
-			bk.offs = make([]byte, n*4)
-			if err := readFullAt(ix.f, bk.offs, ix.offsAt+int64(lo)*4); err != nil {
-				return nil, fmt.Errorf("%s: %w", ix.path, err)
-			}
-		case 1:
-			bk.recs = make([]byte, n*(4+hashLen))
-			if err := readFullAt(ix.f, bk.recs, fanoutLen+int64(lo)*(4+hashLen)); err != nil {
-				return nil, fmt.Errorf("%s: %w", ix.path, err)
-			}
-		}
-	}
-	// Two readers may both load a bucket; either copy is right.
-	ix.buckets[b].CompareAndSwap(nil, bk)
-	return ix.buckets[b].Load(), nil
-}
-
-func (ix *packIndex) bounds(b byte) (uint32, uint32) {
-	var lo uint32
-	if b > 0 {
-		lo = ix.fanout[b-1]
-	}
-	return lo, ix.fanout[b]
-}
-
-// find returns the pack offset of object h.
-func (ix *packIndex) find(h plumbing.Hash) (int64, bool, error) {
-	bk, err := ix.bucket(h[0])
-	if err != nil {
-		return 0, false, err
-	}
-	name := func(i int) []byte {
-		if ix.version == 1 {
-			return bk.recs[i*(4+hashLen)+4 : (i+1)*(4+hashLen)]
-		}
-		return bk.names[i*hashLen : (i+1)*hashLen]
-	}
-	count := len(bk.names) / hashLen
+// name returns the i-th object name.
+func (ix *packIndex) name(i uint32) ([]byte, error) {
 	if ix.version == 1 {
-		count = len(bk.recs) / (4 + hashLen)
+		return ix.pf.At(ix.namesAt+int64(i)*(4+hashLen), hashLen)
 	}
-	lo, hi := 0, count
+	return ix.pf.At(ix.namesAt+int64(i)*hashLen, hashLen)
+}
+
+// find returns the pack offset of object h. Names are uniformly
+// distributed, so the search starts where h should be and reads one or
+// two pages of names, not the whole fan-out bucket.
+func (ix *packIndex) find(h plumbing.Hash) (int64, bool, error) {
+	var lo uint32
+	if h[0] > 0 {
+		lo = ix.fanout[h[0]-1]
+	}
+	hi := ix.fanout[h[0]]
+	if lo >= hi {
+		return 0, false, nil
+	}
+	if n := hi - lo; n > 64 {
+		guess := lo + uint32(uint64(n)*uint64(binary.BigEndian.Uint16(h[1:3]))>>16)
+		slack := uint32(3*math.Sqrt(float64(n))) + 8
+		a, b := max(lo, guess-min(guess, slack)), min(hi-1, guess+slack)
+		na, err := ix.name(a)
+		if err != nil {
+			return 0, false, err
+		}
+		nb, err := ix.name(b)
+		if err != nil {
+			return 0, false, err
+		}
+		if bytes.Compare(na, h[:]) <= 0 && bytes.Compare(h[:], nb) <= 0 {
+			lo, hi = a, b+1
+		}
+	}
 	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(name(mid), h[:]); {
+		mid := lo + (hi-lo)/2
+		name, err := ix.name(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		switch c := bytes.Compare(name, h[:]); {
 		case c == 0:
-			return ix.offset(bk, mid)
+			return ix.offset(mid)
 		case c < 0:
 			lo = mid + 1
 		default:
@@ -194,11 +169,15 @@ func (ix *packIndex) find(h plumbing.Hash) (int64, bool, error) {
 	return 0, false, nil
 }
 
-func (ix *packIndex) offset(bk *idxBucket, i int) (int64, bool, error) {
+func (ix *packIndex) offset(i uint32) (int64, bool, error) {
 	if ix.version == 1 {
-		return int64(binary.BigEndian.Uint32(bk.recs[i*(4+hashLen):])), true, nil
+		o, err := ix.pf.Uint32(ix.namesAt - 4 + int64(i)*(4+hashLen))
+		return int64(o), err == nil, err
 	}
-	o := binary.BigEndian.Uint32(bk.offs[i*4:])
+	o, err := ix.pf.Uint32(ix.offsAt + int64(i)*4)
+	if err != nil {
+		return 0, false, err
+	}
 	if o&0x80000000 == 0 {
 		return int64(o), true, nil
 	}
@@ -206,11 +185,11 @@ func (ix *packIndex) offset(bk *idxBucket, i int) (int64, bool, error) {
 	if k >= ix.n64 {
 		return 0, false, corrupt(ix.path, "64-bit offset %d out of range", k)
 	}
-	var b [8]byte
-	if err := readFullAt(ix.f, b[:], ix.offs64At+8*k); err != nil {
-		return 0, false, fmt.Errorf("%s: %w", ix.path, err)
+	b, err := ix.pf.At(ix.offs64At+8*k, 8)
+	if err != nil {
+		return 0, false, err
 	}
-	off := binary.BigEndian.Uint64(b[:])
+	off := binary.BigEndian.Uint64(b)
 	if off > math.MaxInt64 {
 		return 0, false, corrupt(ix.path, "offset out of range")
 	}
@@ -252,26 +231,26 @@ func (p *packFile) open() error {
 		}
 		f, err := OpenRegular(p.base+".pack", math.MaxInt64)
 		if err != nil {
-			ix.f.Close()
+			ix.pf.Close()
 			p.err = err
 			return
 		}
 		var head [12]byte
 		if err := readFullAt(f, head[:], 0); err != nil || string(head[:4]) != "PACK" {
 			f.Close()
-			ix.f.Close()
+			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "no pack header")
 			return
 		}
 		if v := binary.BigEndian.Uint32(head[4:8]); v != 2 && v != 3 {
 			f.Close()
-			ix.f.Close()
+			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "pack version %d", v)
 			return
 		}
 		if n := binary.BigEndian.Uint32(head[8:12]); n != ix.n {
 			f.Close()
-			ix.f.Close()
+			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "%d objects, its index has %d", n, ix.n)
 			return
 		}
