@@ -322,11 +322,15 @@ func (g *commitGraph) hash(pos uint32) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// graphCommit is what the graph says of a commit.
+// graphCommit is what the graph says of a commit: its tree, time and
+// parents (the first two in parents, all of them in extra when there are
+// more).
 type graphCommit struct {
-	tree    plumbing.Hash
-	parents []uint32
-	when    int64
+	tree     plumbing.Hash
+	when     int64
+	nparents int
+	parents  [2]uint32
+	extra    []uint32
 }
 
 // commit returns the commit at pos.
@@ -349,15 +353,16 @@ func (g *commitGraph) commit(pos uint32) (graphCommit, error) {
 	if p1 >= g.total {
 		return graphCommit{}, errBadGraph
 	}
-	c.parents = append(make([]uint32, 0, 2), p1)
+	c.parents[0], c.nparents = p1, 1
 	switch {
 	case p2 == graphNoPar:
 	case p2&graphExtra == 0:
 		if p2 >= g.total {
 			return graphCommit{}, errBadGraph
 		}
-		c.parents = append(c.parents, p2)
+		c.parents[1], c.nparents = p2, 2
 	default:
+		c.extra = []uint32{p1}
 		for k := int64(p2 &^ graphExtra); ; k++ {
 			if k*4+4 > l.edgeLen {
 				return graphCommit{}, errBadGraph
@@ -369,11 +374,13 @@ func (g *commitGraph) commit(pos uint32) (graphCommit, error) {
 			if e&^graphLastBit >= g.total {
 				return graphCommit{}, errBadGraph
 			}
-			c.parents = append(c.parents, e&^graphLastBit)
+			c.extra = append(c.extra, e&^graphLastBit)
 			if e&graphLastBit != 0 {
 				break
 			}
 		}
+		c.nparents = len(c.extra)
+		c.parents[1] = c.extra[1]
 	}
 	return c, nil
 }

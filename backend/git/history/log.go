@@ -96,7 +96,7 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		keys, ascii = bloomKeys(path)
 	}
 	q := &dateQueue[*walkNode]{}
-	seen := map[plumbing.Hash]bool{start.Hash: true}
+	start.seen = true
 	q.put(start, start.When)
 	for len(shown) < limit {
 		if err := ctx.Err(); err != nil {
@@ -124,8 +124,8 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 			}
 		}
 		for _, p := range parents {
-			if p != nil && !seen[p.Hash] {
-				seen[p.Hash] = true
+			if p != nil && !p.seen {
+				p.seen = true
 				q.put(p, p.When)
 			}
 		}

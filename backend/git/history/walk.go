@@ -26,6 +26,11 @@ type walkNode struct {
 	// in the graph); parentPos are its parents' positions there.
 	pos       uint32
 	parentPos []uint32
+	// seen marks a node a walk has queued.
+	seen bool
+	// Room for two parents without allocating.
+	parentBuf    [2]plumbing.Hash
+	parentPosBuf [2]uint32
 }
 
 // commitSource reads walk nodes, using the commit-graph when present.
@@ -33,8 +38,19 @@ type commitSource struct {
 	s       storer.EncodedObjectStorer
 	graph   *commitGraph
 	shallow map[plumbing.Hash]bool
-	cache   map[plumbing.Hash]*walkNode
-	byPos   map[uint32]*walkNode
+	cache   map[plumbing.Hash]*walkNode // commits read from objects
+	byPos   []*walkNode                 // commits of the graph, by position
+	slab    []walkNode                  // nodes are allocated in blocks
+}
+
+// newNode returns a zeroed node from the current block.
+func (cs *commitSource) newNode() *walkNode {
+	if len(cs.slab) == 0 {
+		cs.slab = make([]walkNode, 256)
+	}
+	n := &cs.slab[0]
+	cs.slab = cs.slab[1:]
+	return n
 }
 
 // walkStorer returns the object store for walks: the repository's own,
@@ -47,7 +63,7 @@ func walkStorer(r *repo.Repo) (storer.EncodedObjectStorer, func()) {
 // chain) if it has one; a missing or unreadable graph just means the
 // commit objects are read instead. Call close when done.
 func newCommitSource(r *repo.Repo, s storer.EncodedObjectStorer) *commitSource {
-	cs := &commitSource{s: s, cache: map[plumbing.Hash]*walkNode{}, byPos: map[uint32]*walkNode{}}
+	cs := &commitSource{s: s, cache: map[plumbing.Hash]*walkNode{}}
 	if b, err := repo.ReadRegular(filepath.Join(r.CommonDir, "shallow"), repo.MaxListFileBytes); err == nil {
 		cs.shallow = map[plumbing.Hash]bool{}
 		for _, line := range strings.Fields(string(b)) {
@@ -89,7 +105,13 @@ func (cs *commitSource) get(h plumbing.Hash) (*walkNode, error) {
 // fromGraph makes the node of the commit at pos (whose hash is h, or
 // zero when not known yet).
 func (cs *commitSource) fromGraph(pos uint32, h plumbing.Hash) (*walkNode, error) {
-	if n, ok := cs.byPos[pos]; ok {
+	if cs.byPos == nil {
+		cs.byPos = make([]*walkNode, cs.graph.total)
+	}
+	if pos >= uint32(len(cs.byPos)) {
+		return nil, errBadGraph
+	}
+	if n := cs.byPos[pos]; n != nil {
 		return n, nil
 	}
 	c, err := cs.graph.commit(pos)
@@ -101,17 +123,23 @@ func (cs *commitSource) fromGraph(pos uint32, h plumbing.Hash) (*walkNode, error
 			return nil, err
 		}
 	}
-	n := &walkNode{Hash: h, Tree: c.tree, When: c.when, pos: pos + 1}
-	if !cs.shallow[h] {
-		n.parentPos = c.parents
-		n.Parents = make([]plumbing.Hash, len(c.parents))
-		for i, p := range c.parents {
+	n := cs.newNode()
+	n.Hash, n.Tree, n.When, n.pos = h, c.tree, c.when, pos+1
+	if !cs.shallow[h] && c.nparents > 0 {
+		if c.nparents <= 2 {
+			n.parentPos = n.parentPosBuf[:c.nparents]
+			copy(n.parentPos, c.parents[:])
+			n.Parents = n.parentBuf[:c.nparents]
+		} else {
+			n.parentPos = c.extra
+			n.Parents = make([]plumbing.Hash, len(c.extra))
+		}
+		for i, p := range n.parentPos {
 			if n.Parents[i], err = cs.graph.hash(p); err != nil {
 				return nil, err
 			}
 		}
 	}
-	cs.cache[h] = n
 	cs.byPos[pos] = n
 	return n, nil
 }
