@@ -2,7 +2,6 @@ package history
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -290,11 +289,11 @@ func (g *commitGraph) lookup(h plumbing.Hash) (uint32, bool, error) {
 		hi := l.fanout[h[0]]
 		for lo < hi {
 			mid := lo + (hi-lo)/2
-			b, err := l.pf.At(l.oidl+int64(mid)*20, 20)
+			c, err := l.pf.Compare(l.oidl+int64(mid)*20, h[:])
 			if err != nil {
 				return 0, false, err
 			}
-			switch c := bytes.Compare(b, h[:]); {
+			switch {
 			case c == 0:
 				return l.base + mid, true, nil
 			case c < 0:
@@ -313,12 +312,10 @@ func (g *commitGraph) hash(pos uint32) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	b, err := l.pf.At(l.oidl+int64(i)*20, 20)
-	if err != nil {
+	var h plumbing.Hash
+	if err := l.pf.ReadAt(h[:], l.oidl+int64(i)*20); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var h plumbing.Hash
-	copy(h[:], b)
 	return h, nil
 }
 
@@ -339,8 +336,9 @@ func (g *commitGraph) commit(pos uint32) (graphCommit, error) {
 	if err != nil {
 		return graphCommit{}, err
 	}
-	b, err := l.pf.At(l.cdat+int64(i)*cdatLen, cdatLen)
-	if err != nil {
+	var buf [cdatLen]byte
+	b := buf[:]
+	if err := l.pf.ReadAt(b, l.cdat+int64(i)*cdatLen); err != nil {
 		return graphCommit{}, err
 	}
 	var c graphCommit
@@ -473,8 +471,14 @@ func (g *commitGraph) maybeChanged(pos uint32, keys []bloomKey, ascii bool) bool
 	if end == start {
 		return true // no filter: git says "maybe"
 	}
-	filter, err := l.pf.At(l.bdat+12+int64(start), int(end-start))
-	if err != nil {
+	var buf [256]byte
+	filter := buf[:0]
+	if n := int(end - start); n <= len(buf) {
+		filter = buf[:n]
+	} else {
+		filter = make([]byte, n)
+	}
+	if err := l.pf.ReadAt(filter, l.bdat+12+int64(start)); err != nil {
 		return true
 	}
 	bits := uint64(len(filter)) * 8

@@ -2,6 +2,8 @@ package history
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,6 +148,53 @@ func TestMurmur3(t *testing.T) {
 	} {
 		if got := murmur3([]byte(c.in), c.seed); got != c.want {
 			t.Errorf("murmur3(%q, %#x) = %#x, want %#x", c.in, c.seed, got, c.want)
+		}
+	}
+}
+
+// A commit-graph truncated in place while the process has it mapped:
+// reading it fails instead of faulting, and the walk reads the commit
+// objects instead (a later call sees the new file and drops the graph).
+func TestGraphTruncatedWhileMapped(t *testing.T) {
+	dir := longHistory(t, 5, "bloom")
+	repo.ForgetAll()
+	r := openRepo(t, dir)
+	g := loadCommitGraph(r.CommonDir)
+	if g == nil {
+		t.Fatal("no commit-graph")
+	}
+	graph := filepath.Join(r.CommonDir, "objects", "info", "commit-graph")
+	os.Chmod(graph, 0o644)
+	if err := os.Truncate(graph, 2000); err != nil {
+		t.Fatal(err)
+	}
+	cs := &commitSource{s: r.Git.Storer, cache: map[plumbing.Hash]*walkNode{}, graph: g}
+	want := strings.Fields(git(t, dir, "rev-list", "--first-parent", "-n", "100", "HEAD"))
+	n, err := cs.get(plumbing.NewHash(want[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if n.Hash.String() != w {
+			t.Fatalf("step %d: %s, git %s", i, n.Hash, w)
+		}
+		keys, ascii := bloomKeys(gittest.HistoryBusyDir)
+		cs.maybeChanged(n, keys, ascii) // must not fault
+		if i+1 < len(want) {
+			ps, err := cs.parents(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n = ps[0]
+		}
+	}
+	for _, path := range []string{"", gittest.HistoryBusyDir} {
+		got, err := Log(testCtx(t), r, LogOptions{Limit: 50, Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if formatLog(got) != gitLog(t, dir, 50, path) {
+			t.Fatalf("after truncation, Log(%q) differs from git's", path)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
@@ -58,8 +57,7 @@ func openPackIndex(path string) (*packIndex, error) {
 	}
 	ix := &packIndex{path: path, pf: NewPagedFile(f, idxPage)}
 	if err := ix.readHeader(); err != nil {
-		f.Close()
-		return nil, err
+		return nil, err // the file is closed with its PagedFile
 	}
 	return ix, nil
 }
@@ -115,12 +113,12 @@ func (ix *packIndex) readHeader() error {
 	return nil
 }
 
-// name returns the i-th object name.
-func (ix *packIndex) name(i uint32) ([]byte, error) {
+// cmpName compares the i-th object name with h.
+func (ix *packIndex) cmpName(i uint32, h plumbing.Hash) (int, error) {
 	if ix.version == 1 {
-		return ix.pf.At(ix.namesAt+int64(i)*(4+hashLen), hashLen)
+		return ix.pf.Compare(ix.namesAt+int64(i)*(4+hashLen), h[:])
 	}
-	return ix.pf.At(ix.namesAt+int64(i)*hashLen, hashLen)
+	return ix.pf.Compare(ix.namesAt+int64(i)*hashLen, h[:])
 }
 
 // find returns the pack offset of object h. Names are uniformly
@@ -139,25 +137,25 @@ func (ix *packIndex) find(h plumbing.Hash) (int64, bool, error) {
 		guess := lo + uint32(uint64(n)*uint64(binary.BigEndian.Uint16(h[1:3]))>>16)
 		slack := uint32(3*math.Sqrt(float64(n))) + 8
 		a, b := max(lo, guess-min(guess, slack)), min(hi-1, guess+slack)
-		na, err := ix.name(a)
+		ca, err := ix.cmpName(a, h)
 		if err != nil {
 			return 0, false, err
 		}
-		nb, err := ix.name(b)
+		cb, err := ix.cmpName(b, h)
 		if err != nil {
 			return 0, false, err
 		}
-		if bytes.Compare(na, h[:]) <= 0 && bytes.Compare(h[:], nb) <= 0 {
+		if ca <= 0 && cb >= 0 {
 			lo, hi = a, b+1
 		}
 	}
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		name, err := ix.name(mid)
+		c, err := ix.cmpName(mid, h)
 		if err != nil {
 			return 0, false, err
 		}
-		switch c := bytes.Compare(name, h[:]); {
+		switch {
 		case c == 0:
 			return ix.offset(mid)
 		case c < 0:
@@ -231,26 +229,22 @@ func (p *packFile) open() error {
 		}
 		f, err := OpenRegular(p.base+".pack", math.MaxInt64)
 		if err != nil {
-			ix.pf.Close()
 			p.err = err
 			return
 		}
 		var head [12]byte
 		if err := readFullAt(f, head[:], 0); err != nil || string(head[:4]) != "PACK" {
 			f.Close()
-			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "no pack header")
 			return
 		}
 		if v := binary.BigEndian.Uint32(head[4:8]); v != 2 && v != 3 {
 			f.Close()
-			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "pack version %d", v)
 			return
 		}
 		if n := binary.BigEndian.Uint32(head[8:12]); n != ix.n {
 			f.Close()
-			ix.pf.Close()
 			p.err = corrupt(p.base+".pack", "%d objects, its index has %d", n, ix.n)
 			return
 		}

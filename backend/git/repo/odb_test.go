@@ -348,3 +348,31 @@ func TestApplyDeltaRefusesBadDeltas(t *testing.T) {
 		t.Fatalf("applyDelta = %q, %v", got, err)
 	}
 }
+
+// An index truncated in place while the store has it mapped: reads fail
+// (or find nothing), the process lives on.
+func TestObjectStoreIndexTruncatedWhileMapped(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.History(t, gittest.HistoryOptions{Commits: 60, Pack: true})
+	want := catAll(t, dir)
+	ForgetAll()
+	r := mustOpen(t, dir)
+	head := plumbing.NewHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD")))
+	if _, err := r.Git.Storer.EncodedObject(plumbing.AnyObject, head); err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	os.Chmod(idx[0], 0o644)
+	if err := os.Truncate(idx[0], 1100); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for h := range want {
+		if _, err := r.Git.Storer.EncodedObject(plumbing.AnyObject, h); err != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("every object was still found through the truncated index")
+	}
+}

@@ -1,36 +1,164 @@
 package repo
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
+	"fmt"
+	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 )
 
 // ErrOutOfRange says that a PagedFile was asked for bytes past its end.
 var ErrOutOfRange = errors.New("read past the end of the file")
 
-// PagedFile reads a large repository file (a pack index, a commit-graph)
-// a page at a time, each page once, into private memory: what a call
-// touches is read, nothing else, and a file truncated under us gives an
-// error instead of the SIGBUS a memory map would. Any number of
-// goroutines may read at once.
+// ErrFileChanged says that a mapped repository file shrank while it was
+// read (the access faulted and was stopped).
+var ErrFileChanged = errors.New("file truncated while it was read")
+
+// PagedFile gives random access to a large repository file (a pack index,
+// a commit-graph), for any number of goroutines at once, reading only
+// what is touched. Where the system can, the file is mapped into memory
+// (as git maps these files): nothing is copied until asked for, and the
+// pages come from the page cache. A file truncated under the mapping would
+// make an access fault (SIGBUS); every access runs with
+// debug.SetPanicOnFault and turns such a fault into ErrFileChanged, so a
+// hostile repository cannot crash the process this way. Accessors copy
+// what they read into the caller's memory, so no slice of the mapping
+// outlives the access that checked it. Where the file cannot be mapped,
+// it is read a page at a time, each page once, into private memory.
 type PagedFile struct {
-	f     *RegularFile
-	size  int64
+	f    *RegularFile
+	size int64
+	m    []byte // the mapping, or nil
+
 	psize int64
 	pages []atomic.Pointer[[]byte]
 }
 
-// NewPagedFile reads f in pages of pageSize bytes.
+// NewPagedFile opens f for random access (pageSize is the unit of reads
+// when f cannot be mapped). The PagedFile owns f: it is closed (and the
+// mapping released) once the PagedFile is unreachable.
 func NewPagedFile(f *RegularFile, pageSize int) *PagedFile {
 	size := f.Stat().Size()
-	ps := int64(pageSize)
-	return &PagedFile{f: f, size: size, psize: ps, pages: make([]atomic.Pointer[[]byte], (size+ps-1)/ps)}
+	pf := &PagedFile{f: f, size: size, psize: int64(pageSize)}
+	if m, err := mapFile(f, size); err == nil && m != nil {
+		pf.m = m
+		runtime.AddCleanup(pf, func(r mapped) { r.release() }, mapped{m: m, f: f})
+		return pf
+	}
+	pf.pages = make([]atomic.Pointer[[]byte], (size+pf.psize-1)/pf.psize)
+	runtime.AddCleanup(pf, func(f *RegularFile) { f.Close() }, f)
+	return pf
+}
+
+// mapped is what a mapping's cleanup releases.
+type mapped struct {
+	m []byte
+	f *RegularFile
+}
+
+func (r mapped) release() {
+	unmapFile(r.m)
+	r.f.Close()
 }
 
 // Size is the file's size when it was opened.
 func (pf *PagedFile) Size() int64 { return pf.size }
+
+func (pf *PagedFile) check(off int64, n int) error {
+	if off < 0 || n < 0 || off > pf.size-int64(n) {
+		return ErrOutOfRange
+	}
+	return nil
+}
+
+// faulted turns the panic of a faulting access into ErrFileChanged (and
+// lets any other panic go on).
+func faulted(r any, path string) error {
+	if e, ok := r.(runtime.Error); ok {
+		if _, isFault := r.(interface{ Addr() uintptr }); isFault {
+			return fmt.Errorf("%s: %w (%v)", path, ErrFileChanged, e)
+		}
+	}
+	panic(r)
+}
+
+// ReadAt copies len(p) bytes at off into p.
+func (pf *PagedFile) ReadAt(p []byte, off int64) (err error) {
+	if err := pf.check(off, len(p)); err != nil {
+		return err
+	}
+	if pf.m != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				err = faulted(r, pf.f.f.Name())
+			}
+		}()
+		copy(p, pf.m[off:])
+		return nil
+	}
+	for len(p) > 0 {
+		i := off / pf.psize
+		page, err := pf.page(i)
+		if err != nil {
+			return err
+		}
+		n := copy(p, page[off-i*pf.psize:])
+		p, off = p[n:], off+int64(n)
+	}
+	return nil
+}
+
+// At returns a copy of the n bytes at off.
+func (pf *PagedFile) At(off int64, n int) ([]byte, error) {
+	if err := pf.check(off, n); err != nil {
+		return nil, err
+	}
+	out := make([]byte, n)
+	if err := pf.ReadAt(out, off); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Uint32 returns the big-endian uint32 at off.
+func (pf *PagedFile) Uint32(off int64) (uint32, error) {
+	var b [4]byte
+	if err := pf.ReadAt(b[:], off); err != nil {
+		return 0, err
+	}
+	return binary.BigEndian.Uint32(b[:]), nil
+}
+
+// Compare compares the len(key) bytes at off with key, like bytes.Compare.
+func (pf *PagedFile) Compare(off int64, key []byte) (c int, err error) {
+	if err := pf.check(off, len(key)); err != nil {
+		return 0, err
+	}
+	if pf.m != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				err = faulted(r, pf.f.f.Name())
+			}
+		}()
+		return bytes.Compare(pf.m[off:off+int64(len(key))], key), nil
+	}
+	var buf [32]byte
+	b := buf[:0]
+	if len(key) > len(buf) {
+		b = make([]byte, len(key))
+	} else {
+		b = buf[:len(key)]
+	}
+	if err := pf.ReadAt(b, off); err != nil {
+		return 0, err
+	}
+	return bytes.Compare(b, key), nil
+}
 
 func (pf *PagedFile) page(i int64) ([]byte, error) {
 	if p := pf.pages[i].Load(); p != nil {
@@ -44,53 +172,3 @@ func (pf *PagedFile) page(i int64) ([]byte, error) {
 	pf.pages[i].CompareAndSwap(nil, &b) // a racing reader's copy is as good
 	return *pf.pages[i].Load(), nil
 }
-
-// At returns the n bytes at off. The slice is shared (a copy only when
-// the bytes cross a page): callers must not modify it.
-func (pf *PagedFile) At(off int64, n int) ([]byte, error) {
-	if off < 0 || n < 0 || off > pf.size-int64(n) {
-		return nil, ErrOutOfRange
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	first, last := off/pf.psize, (off+int64(n)-1)/pf.psize
-	if first == last {
-		p, err := pf.page(first)
-		if err != nil {
-			return nil, err
-		}
-		s := off - first*pf.psize
-		return p[s : s+int64(n)], nil
-	}
-	out := make([]byte, 0, n)
-	for i := first; i <= last; i++ {
-		p, err := pf.page(i)
-		if err != nil {
-			return nil, err
-		}
-		s, e := int64(0), int64(len(p))
-		if i == first {
-			s = off - first*pf.psize
-		}
-		if i == last {
-			e = off + int64(n) - last*pf.psize
-		}
-		out = append(out, p[s:e]...)
-	}
-	return out, nil
-}
-
-// Uint32 returns the big-endian uint32 at off.
-func (pf *PagedFile) Uint32(off int64) (uint32, error) {
-	b, err := pf.At(off, 4)
-	if err != nil {
-		return 0, err
-	}
-	return binary.BigEndian.Uint32(b), nil
-}
-
-var _ io.Closer = (*PagedFile)(nil)
-
-// Close closes the file.
-func (pf *PagedFile) Close() error { return pf.f.Close() }
