@@ -60,6 +60,10 @@ type Engine struct {
 	untrackedListed bool
 	dirty           map[string]struct{}
 	allDirty        bool
+
+	// A file watcher's hooks on full walks (SetWalkHooks).
+	dirHook  func(dir string)
+	walkDone func()
 }
 
 type stagedKey struct {
@@ -87,6 +91,18 @@ func (e *Engine) SetWatched(on bool) {
 		e.allDirty = true
 	}
 	e.watched = on
+}
+
+// SetWalkHooks lets a file watcher watch the worktree as a full walk lists
+// it, instead of walking it a second time: dir is called with every
+// directory ("" or "a/b/") a full walk is about to list, before it lists
+// it, except ignored ones; done is called after a full walk that listed
+// untracked files completed, once every directory was passed to dir. Both
+// run while the engine is busy and must not call it. nil turns them off.
+func (e *Engine) SetWalkHooks(dir func(string), done func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dirHook, e.walkDone = dir, done
 }
 
 // Invalidate reports that the worktree paths changed (created, written,
@@ -445,6 +461,7 @@ func (e *Engine) worktree(ctx context.Context, ix *Index, opts Options) ([]wtSta
 // fullWalk walks the whole worktree and replaces the worktree picture.
 func (e *Engine) fullWalk(ctx context.Context, ix *Index, opts Options) error {
 	w := e.newWalker(ctx, ix, opts)
+	w.dirHook = e.dirHook
 	w.states = make([]wtState, len(ix.Entries))
 	// Paths invalidated from now on are on top of this walk.
 	e.dirty = make(map[string]struct{})
@@ -465,6 +482,9 @@ func (e *Engine) fullWalk(ctx context.Context, ix *Index, opts Options) error {
 		e.untracked[p] = struct{}{}
 	}
 	e.untrackedListed = !opts.NoUntracked
+	if e.walkDone != nil && e.untrackedListed {
+		e.walkDone()
+	}
 	return nil
 }
 

@@ -122,7 +122,10 @@ type walker struct {
 	// submodule decides the worktree code of a gitlink entry whose
 	// directory exists.
 	submodule func(e *Entry) byte
-	start     time.Time
+	// dirHook, if set, sees every directory the walk is about to list,
+	// except ignored ones (Engine.SetWalkHooks).
+	dirHook func(dir string)
+	start   time.Time
 
 	states []wtState // aligned with ix.Entries
 
@@ -235,6 +238,9 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 	}
 	if visitHook != nil {
 		visitHook(dir)
+	}
+	if w.dirHook != nil && !ignoredDir {
+		w.dirHook(dir)
 	}
 	h, err := openDir(w.root, dir)
 	if err != nil {
