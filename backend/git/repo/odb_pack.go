@@ -215,8 +215,8 @@ type packFile struct {
 	err    error
 	failed atomic.Bool // open failed (a rescan tries a new packFile)
 	idx    *packIndex
-	data   *RegularFile
-	end    int64 // where object data ends (the trailing checksum starts)
+	data   io.ReaderAt // the mapped pack (see PagedFile), else the file
+	end    int64       // where object data ends (the trailing checksum starts)
 }
 
 func (p *packFile) open() error {
@@ -248,7 +248,12 @@ func (p *packFile) open() error {
 			p.err = corrupt(p.base+".pack", "%d objects, its index has %d", n, ix.n)
 			return
 		}
-		p.idx, p.data, p.end = ix, f, f.Stat().Size()-hashLen
+		p.idx, p.end = ix, f.Stat().Size()-hashLen
+		if pf := mapPagedFile(f); pf != nil {
+			p.data = readerAt{pf} // no system call per object, as git maps packs
+		} else {
+			p.data = f
+		}
 	})
 	return p.err
 }

@@ -349,9 +349,17 @@ func TestApplyDeltaRefusesBadDeltas(t *testing.T) {
 	}
 }
 
-// An index truncated in place while the store has it mapped: reads fail
-// (or find nothing), the process lives on.
+// An index or a pack truncated in place while the store has it mapped:
+// reads fail (or find nothing), the process lives on.
 func TestObjectStoreIndexTruncatedWhileMapped(t *testing.T) {
+	testTruncatedWhileMapped(t, "*.idx", 1100)
+}
+
+func TestObjectStorePackTruncatedWhileMapped(t *testing.T) {
+	testTruncatedWhileMapped(t, "*.pack", 3000)
+}
+
+func testTruncatedWhileMapped(t *testing.T, glob string, size int64) {
 	gittest.Isolate(t)
 	dir := gittest.History(t, gittest.HistoryOptions{Commits: 60, Pack: true})
 	want := catAll(t, dir)
@@ -361,9 +369,9 @@ func TestObjectStoreIndexTruncatedWhileMapped(t *testing.T) {
 	if _, err := r.Git.Storer.EncodedObject(plumbing.AnyObject, head); err != nil {
 		t.Fatal(err)
 	}
-	idx, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
-	os.Chmod(idx[0], 0o644)
-	if err := os.Truncate(idx[0], 1100); err != nil {
+	files, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", glob))
+	os.Chmod(files[0], 0o644)
+	if err := os.Truncate(files[0], size); err != nil {
 		t.Fatal(err)
 	}
 	failed := 0
@@ -373,6 +381,6 @@ func TestObjectStoreIndexTruncatedWhileMapped(t *testing.T) {
 		}
 	}
 	if failed == 0 {
-		t.Fatal("every object was still found through the truncated index")
+		t.Fatalf("every object was still read after %s was truncated", glob)
 	}
 }

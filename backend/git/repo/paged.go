@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -41,15 +42,25 @@ type PagedFile struct {
 // when f cannot be mapped). The PagedFile owns f: it is closed (and the
 // mapping released) once the PagedFile is unreachable.
 func NewPagedFile(f *RegularFile, pageSize int) *PagedFile {
-	size := f.Stat().Size()
-	pf := &PagedFile{f: f, size: size, psize: int64(pageSize)}
-	if m, err := mapFile(f, size); err == nil && m != nil {
-		pf.m = m
-		runtime.AddCleanup(pf, func(r mapped) { r.release() }, mapped{m: m, f: f})
+	if pf := mapPagedFile(f); pf != nil {
 		return pf
 	}
+	size := f.Stat().Size()
+	pf := &PagedFile{f: f, size: size, psize: int64(pageSize)}
 	pf.pages = make([]atomic.Pointer[[]byte], (size+pf.psize-1)/pf.psize)
 	runtime.AddCleanup(pf, func(f *RegularFile) { f.Close() }, f)
+	return pf
+}
+
+// mapPagedFile maps f; nil (and f untouched) when it cannot be mapped.
+func mapPagedFile(f *RegularFile) *PagedFile {
+	size := f.Stat().Size()
+	m, err := mapFile(f, size)
+	if err != nil || m == nil {
+		return nil
+	}
+	pf := &PagedFile{f: f, size: size, m: m}
+	runtime.AddCleanup(pf, func(r mapped) { r.release() }, mapped{m: m, f: f})
 	return pf
 }
 
@@ -62,6 +73,24 @@ type mapped struct {
 func (r mapped) release() {
 	unmapFile(r.m)
 	r.f.Close()
+}
+
+// readerAt is io.ReaderAt over a mapped PagedFile (each read is checked
+// as ReadAt checks it).
+type readerAt struct{ pf *PagedFile }
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) {
+	n := min(int64(len(p)), r.pf.size-off)
+	if n <= 0 {
+		return 0, io.EOF
+	}
+	if err := r.pf.ReadAt(p[:n], off); err != nil {
+		return 0, err
+	}
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
 }
 
 // Size is the file's size when it was opened.
