@@ -204,15 +204,17 @@ func (db *objectDB) packsChanged() bool {
 // modified). A missing object gives plumbing.ErrObjectNotFound.
 func (db *objectDB) read(h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, error) {
 	db.lastUse.Store(time.Now().UnixNano())
-	t, data, err := db.readOnce(h, depth)
+	t, data, err := db.readOnce(h, depth, 0)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && db.packsChanged() {
 		db.rescan(0)
-		t, data, err = db.readOnce(h, depth)
+		t, data, err = db.readOnce(h, depth, 0)
 	}
 	return t, data, err
 }
 
-func (db *objectDB) readOnce(h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, error) {
+// readOnce looks h up in the packs, the loose objects and the alternates
+// (altDepth of them deep: git's limit bounds a cycle of alternates).
+func (db *objectDB) readOnce(h plumbing.Hash, depth, altDepth int) (plumbing.ObjectType, []byte, error) {
 	if depth > maxDeltaChain {
 		return 0, nil, fmt.Errorf("object %s: %w: delta chain too long", h, ErrCorruptPack)
 	}
@@ -232,10 +234,12 @@ func (db *objectDB) readOnce(h plumbing.Hash, depth int) (plumbing.ObjectType, [
 	if !errors.Is(err, plumbing.ErrObjectNotFound) {
 		return t, data, err
 	}
-	for _, alt := range *db.alts.Load() {
-		t, data, err := alt.readOnce(h, depth+1)
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			return t, data, err
+	if altDepth < maxAlternateDepth {
+		for _, alt := range *db.alts.Load() {
+			t, data, err := alt.readOnce(h, depth, altDepth+1)
+			if !errors.Is(err, plumbing.ErrObjectNotFound) {
+				return t, data, err
+			}
 		}
 	}
 	return 0, nil, plumbing.ErrObjectNotFound

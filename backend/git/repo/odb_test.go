@@ -384,3 +384,30 @@ func testTruncatedWhileMapped(t *testing.T, glob string, size int64) {
 		t.Fatalf("every object was still read after %s was truncated", glob)
 	}
 }
+
+// Objects of an alternate object store (git clone --shared) are read
+// through it; a cycle of alternates ends.
+func TestObjectStoreAlternates(t *testing.T) {
+	gittest.Isolate(t)
+	src := gittest.History(t, gittest.HistoryOptions{Commits: 60, Pack: true})
+	dst, _ := filepath.EvalSymlinks(t.TempDir())
+	gittest.Git(t, dst, "clone", "-q", "--shared", src, "clone")
+	dst = filepath.Join(dst, "clone")
+	gittest.Write(t, dst, "own.txt", "only in the clone\n", 0o644)
+	gittest.Git(t, dst, "add", "own.txt")
+	gittest.Git(t, dst, "commit", "-q", "-m", "own")
+	if n := checkAllObjects(t, dst); n < 100 {
+		t.Fatalf("only %d objects", n)
+	}
+	// src lists dst as its alternate too: a cycle.
+	if err := os.WriteFile(filepath.Join(src, ".git", "objects", "info", "alternates"),
+		[]byte(filepath.Join(dst, ".git", "objects")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ForgetAll()
+	r := mustOpen(t, dst)
+	missing := plumbing.NewHash("0123456789012345678901234567890123456789")
+	if _, err := r.Git.Storer.EncodedObject(plumbing.AnyObject, missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Fatalf("a missing object with cyclic alternates: %v", err)
+	}
+}
