@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/meith-dev/meith/backend/git/repo"
@@ -37,6 +38,13 @@ import (
 // A git command is a fresh process every time. For git_status there is a
 // third meith row, a fresh process (`gitbench -once status`), which
 // includes the Go process start.
+//
+// Each row gives medians of wall time and of CPU time (user + system):
+// for git the process's, for meith this process's during the call (every
+// thread: the call's goroutines and the garbage collection it causes). On
+// a machine shared with other work, wall times carry the waits for a core;
+// CPU times compare the work done. Before each timed run the process
+// collects its garbage, so that no collection runs beside the other side.
 
 // runtimeEnv is one runtime's git tools: a registry and a watch hub.
 type runtimeEnv struct {
@@ -96,20 +104,36 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 	if _, err := os.Stat(filepath.Join(dir, ".git", "mkhistory-stamp")); err != nil {
 		return fmt.Errorf("%s was not built by bench/mkhistory.py: python3 bench/mkhistory.py %s", dir, dir)
 	}
-	gitOut := func(args ...string) (string, error) {
+	runGit := func(args ...string) (string, sample, error) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return string(out), nil
-	}
-	timeGit := func(args []string) (time.Duration, string, error) {
 		start := time.Now()
-		out, err := gitOut(args...)
-		return time.Since(start), out, err
+		out, err := cmd.Output()
+		smp := sample{wall: time.Since(start)}
+		if err != nil {
+			return "", smp, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		smp.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return string(out), smp, nil
+	}
+	gitOut := func(args ...string) (string, error) {
+		out, _, err := runGit(args...)
+		return out, err
+	}
+	timeGit := func(args []string) (sample, string, error) {
+		runtime.GC() // no garbage collection of this process runs beside git
+		out, smp, err := runGit(args...)
+		return smp, out, err
+	}
+	// timeCall times a tool call in this process: wall time and the
+	// process's CPU time (user + system, every thread: the call's
+	// goroutines and the garbage collection it causes).
+	timeCall := func(env *runtimeEnv, op histOp) (sample, error) {
+		runtime.GC()
+		c0, start := cpuTime(), time.Now()
+		_, err := env.call(ctx, dir, op.tool, op.args)
+		return sample{wall: time.Since(start), cpu: cpuTime() - c0}, err
 	}
 
 	// Local changes for status, diff, stage and checkpoints: three edited
@@ -196,12 +220,15 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 			git: []string{"diff", "HEAD", "--numstat"}, gitTwo: []string{"ls-files", "--others", "--exclude-standard"}},
 		{name: "stage a hunk", tool: "git_stage", args: map[string]any{"patch": hunkPatch},
 			git: []string{"apply", "--cached", patchFile}, after: unstage},
+		// git_stage answers with the new status: the same work in git.
+		{name: "stage a hunk (git: apply + status)", tool: "git_stage", args: map[string]any{"patch": hunkPatch},
+			git: []string{"apply", "--cached", patchFile}, gitTwo: []string{"status", "--porcelain=v2", "--branch"}, after: unstage},
 		{name: "checkpoint create", tool: "git_checkpoint_create", args: map[string]any{"label": "bench"},
 			git: []string{"stash", "create", "bench"}, after: dropCheckpoints},
 	}
 
 	fmt.Printf("repository %s (%s), %d runs each, medians, GOMAXPROCS %d\n\n", dir, headLine(gitOut), runs, runtime.GOMAXPROCS(0))
-	fmt.Printf("%-34s %10s %10s %8s\n", "operation", "meith", "git CLI", "ratio")
+	fmt.Printf("%-46s %10s %10s %7s   %10s %10s %7s\n", "operation", "meith", "git CLI", "ratio", "meith CPU", "git CPU", "ratio")
 	var rows []row
 	warm := newRuntime()
 	defer warm.close()
@@ -233,47 +260,45 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 				return fmt.Errorf("%s: meith and git differ: %w", op.name, err)
 			}
 		}
-		var first, repeated, theirs []time.Duration
+		var first, repeated, theirs []sample
 		for range runs {
 			// first call in a fresh runtime
 			fresh := newRuntime()
 			repo.ForgetAll()
-			runtime.GC()
-			start := time.Now()
-			if _, err := fresh.call(ctx, dir, op.tool, op.args); err != nil {
+			smp, err := timeCall(fresh, op)
+			if err != nil {
 				return err
 			}
-			first = append(first, time.Since(start))
+			first = append(first, smp)
 			fresh.close()
 			if op.after != nil {
 				if err := op.after(); err != nil {
 					return err
 				}
 			}
-			// the git command
-			d, _, err := timeGit(op.git)
+			// the git command(s)
+			smp, _, err = timeGit(op.git)
 			if err != nil {
 				return err
 			}
 			if op.gitTwo != nil {
-				d2, _, err := timeGit(op.gitTwo)
+				two, _, err := timeGit(op.gitTwo)
 				if err != nil {
 					return err
 				}
-				d += d2
+				smp.wall, smp.cpu = smp.wall+two.wall, smp.cpu+two.cpu
 			}
-			theirs = append(theirs, d)
+			theirs = append(theirs, smp)
 			if op.after != nil {
 				if err := op.after(); err != nil {
 					return err
 				}
 			}
 			// repeated call in the warm runtime
-			start = time.Now()
-			if _, err := warm.call(ctx, dir, op.tool, op.args); err != nil {
+			if smp, err = timeCall(warm, op); err != nil {
 				return err
 			}
-			repeated = append(repeated, time.Since(start))
+			repeated = append(repeated, smp)
 			if op.after != nil {
 				if err := op.after(); err != nil {
 					return err
@@ -282,47 +307,68 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 		}
 		rows = append(rows, printRow(op.name+", first call", first, theirs), printRow(op.name+", repeated", repeated, theirs))
 		if op.tool == "git_status" {
-			var proc, theirs []time.Duration
+			var proc, theirs []sample
 			for range runs {
-				start := time.Now()
+				runtime.GC()
 				cmd := exec.Command(self, "-once", "status", "-repo", dir)
+				start := time.Now()
 				if out, err := cmd.CombinedOutput(); err != nil {
 					return fmt.Errorf("%s: %s", err, out)
 				}
-				proc = append(proc, time.Since(start))
-				d, _, err := timeGit(op.git)
+				proc = append(proc, sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()})
+				smp, _, err := timeGit(op.git)
 				if err != nil {
 					return err
 				}
-				theirs = append(theirs, d)
+				theirs = append(theirs, smp)
 			}
 			rows = append(rows, printRow("status, new process", proc, theirs))
 		}
 	}
-	fmt.Println("\nMarkdown:\n\n| operation | meith | git CLI | ratio |\n|---|---|---|---|")
+	fmt.Println("\nMarkdown:\n\n| operation | meith | git CLI | ratio | meith CPU | git CPU | CPU ratio |\n|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s | %.2f× |\n", r.name, fmtMs(r.ours), fmtMs(r.theirs), r.ratio)
+		fmt.Printf("| %s | %s | %s | %.2f× | %s | %s | %.2f× |\n", r.name, fmtMs(r.ours.wall), fmtMs(r.theirs.wall), r.ratio,
+			fmtMs(r.ours.cpu), fmtMs(r.theirs.cpu), r.cpuRatio)
 	}
 	return nil
 }
 
-type row struct {
-	name         string
-	ours, theirs time.Duration
-	ratio        float64
+// sample is one measurement: wall time, and CPU time (user + system).
+type sample struct{ wall, cpu time.Duration }
+
+// cpuTime is this process's CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func printRow(name string, ours, theirs []time.Duration) row {
-	o, t := median(ours), median(theirs)
-	r := row{name: name, ours: o, theirs: t, ratio: float64(o) / float64(t)}
-	fmt.Printf("%-34s %10s %10s %7.2f×\n", name, fmtMs(o), fmtMs(t), r.ratio)
+type row struct {
+	name            string
+	ours, theirs    sample // medians
+	ratio, cpuRatio float64
+}
+
+func printRow(name string, ours, theirs []sample) row {
+	r := row{name: name, ours: medians(ours), theirs: medians(theirs)}
+	r.ratio = float64(r.ours.wall) / float64(r.theirs.wall)
+	r.cpuRatio = float64(r.ours.cpu) / float64(max(r.theirs.cpu, time.Microsecond))
+	fmt.Printf("%-46s %10s %10s %6.2f×   %10s %10s %6.2f×\n", name, fmtMs(r.ours.wall), fmtMs(r.theirs.wall), r.ratio,
+		fmtMs(r.ours.cpu), fmtMs(r.theirs.cpu), r.cpuRatio)
 	return r
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
+// medians returns the median wall time and the median CPU time.
+func medians(ss []sample) sample {
+	w, c := make([]time.Duration, len(ss)), make([]time.Duration, len(ss))
+	for i, s := range ss {
+		w[i], c[i] = s.wall, s.cpu
+	}
+	slices.Sort(w)
+	slices.Sort(c)
+	return sample{wall: w[len(w)/2], cpu: c[len(c)/2]}
 }
 
 func fmtMs(d time.Duration) string {
