@@ -122,10 +122,10 @@ type walker struct {
 	// submodule decides the worktree code of a gitlink entry whose
 	// directory exists.
 	submodule func(e *Entry) byte
-	// dirHook, if set, sees every directory the walk is about to list,
-	// except ignored ones (Engine.SetWalkHooks).
-	dirHook func(dir string)
-	start   time.Time
+	// hooks, if set, see the directories a full walk lists
+	// (Engine.SetWalkHooks).
+	hooks *WalkHooks
+	start time.Time
 
 	states []wtState // aligned with ix.Entries
 
@@ -239,8 +239,8 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 	if visitHook != nil {
 		visitHook(dir)
 	}
-	if w.dirHook != nil && !ignoredDir {
-		w.dirHook(dir)
+	if w.hooks != nil && w.hooks.Dir != nil && !ignoredDir {
+		w.hooks.Dir(dir)
 	}
 	h, err := openDir(w.root, dir)
 	if err != nil {
@@ -252,6 +252,14 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 		return
 	}
 	listUntracked := w.untracked && !ignoredDir
+	if w.hooks != nil && w.hooks.Repo != nil && dir != "" && !ignoredDir {
+		for _, d := range ents {
+			if d.name == ".git" {
+				w.hooks.Repo(dir)
+				break
+			}
+		}
+	}
 	if dir != "" && lo == hi {
 		// An untracked directory holding a repository is listed as a
 		// whole, never entered.

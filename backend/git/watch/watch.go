@@ -207,6 +207,9 @@ type watcher struct {
 	treeWatched atomic.Bool
 	failed      atomic.Bool
 	root0       string // root + "/"
+
+	nestedMu sync.Mutex
+	nested   []string // directories ("a/b/") holding a nested repository
 }
 
 func (w *watcher) touch() {
@@ -236,7 +239,7 @@ func (h *Hub) startLocked(r *repo.Repo, e *status.Engine, lazy bool) *watcher {
 	if lazy {
 		// Each directory is watched before the walk lists it, so the walk
 		// sees what happened before and events report what happens after.
-		e.SetWalkHooks(w.watchDir, func() { w.treeWatched.Store(true) })
+		e.SetWalkHooks(&status.WalkHooks{Dir: w.watchDir, Repo: w.nestedRepo, Done: func() { w.treeWatched.Store(true) }})
 	} else {
 		if err := w.addTree(r.Root); err != nil {
 			h.opts.Logf("git watch: %s: %v (status will walk the worktree each time)", r.Root, err)
@@ -299,23 +302,46 @@ func (w *watcher) addTree(dir string) error {
 	})
 }
 
-// watchDir is the engine's walk hook: it watches dir ("" or "a/b/") unless
-// it holds a nested repository (which has its own status), as addTree
+// watchDir is the engine's walk hook: it watches dir ("" or "a/b/"),
+// except below a nested repository (which has its own status), as addTree
 // does. A failure (the inotify watch limit) ends the watcher.
 func (w *watcher) watchDir(dir string) {
-	if w.failed.Load() {
+	if w.failed.Load() || w.inNested(dir) {
 		return
 	}
-	abs := w.root
-	if dir != "" {
-		abs = w.root0 + filepath.FromSlash(strings.TrimSuffix(dir, "/"))
-		if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
-			return
-		}
-	}
-	if err := w.fsw.Add(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := w.fsw.Add(w.absDir(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		w.giveUp(err)
 	}
+}
+
+// nestedRepo is the walk hook for a directory that holds a nested
+// repository: it is not watched (watchDir added it before the walk could
+// see its .git), nor is anything below it.
+func (w *watcher) nestedRepo(dir string) {
+	w.nestedMu.Lock()
+	if !slices.Contains(w.nested, dir) {
+		w.nested = append(w.nested, dir)
+	}
+	w.nestedMu.Unlock()
+	_ = w.fsw.Remove(w.absDir(dir))
+}
+
+func (w *watcher) inNested(dir string) bool {
+	w.nestedMu.Lock()
+	defer w.nestedMu.Unlock()
+	for _, n := range w.nested {
+		if strings.HasPrefix(dir, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watcher) absDir(dir string) string {
+	if dir == "" {
+		return w.root
+	}
+	return w.root0 + filepath.FromSlash(strings.TrimSuffix(dir, "/"))
 }
 
 // giveUp stops a watcher that cannot watch the whole worktree; the
@@ -341,7 +367,7 @@ func (w *watcher) loop(ctx context.Context) {
 	defer close(w.done)
 	defer w.fsw.Close()
 	defer w.engine.SetWatched(false)
-	defer w.engine.SetWalkHooks(nil, nil)
+	defer w.engine.SetWalkHooks(nil)
 	idle := time.NewTicker(min(w.hub.opts.Idle/4+time.Millisecond, time.Minute))
 	defer idle.Stop()
 	var (

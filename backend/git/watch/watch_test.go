@@ -197,8 +197,11 @@ func TestStatusEngineWatchesDuringTheFirstWalk(t *testing.T) {
 	write(t, filepath.Join(r.Root, "untracked", "u.txt"), "u\n")
 	write(t, filepath.Join(r.Root, "nested", "n.txt"), "n\n")
 	git(t, filepath.Join(r.Root, "nested"), "init", "-q")
-	git(t, r.Root, "add", "src")
+	// A tracked folder that became a repository of its own later.
+	write(t, filepath.Join(r.Root, "trk", "sub", "t.txt"), "t\n")
+	git(t, r.Root, "add", "src", "trk")
 	git(t, r.Root, "commit", "-q", "-m", "deep")
+	git(t, filepath.Join(r.Root, "trk"), "init", "-q")
 
 	e := h.StatusEngine(r)
 	if got := statusPaths(t, e); !slices.Equal(got, []string{"?? nested/", "?? untracked/u.txt"}) {
