@@ -41,7 +41,7 @@ import subprocess
 import sys
 import time
 
-VERSION = 1
+VERSION = 2
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
          "upsilon phi chi psi omega read write open close seek flush sync lock unlock parse print scan emit "
          "load store push pop map fold sort merge split join trim pad encode decode hash check count limit "
