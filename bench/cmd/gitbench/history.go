@@ -233,7 +233,7 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 	warm := newRuntime()
 	defer warm.close()
 	for _, op := range ops {
-		if !strings.Contains(op.name, only) {
+		if !matchesAny(op.name, only) {
 			continue
 		}
 		// Warm the page cache for both, and compare the answers once.
@@ -331,6 +331,17 @@ func runHistory(ctx context.Context, dir string, runs int, only string) error {
 			fmtMs(r.ours.cpu), fmtMs(r.theirs.cpu), r.cpuRatio)
 	}
 	return nil
+}
+
+// matchesAny reports whether name contains one of the comma-separated
+// parts of only.
+func matchesAny(name, only string) bool {
+	for _, part := range strings.Split(only, ",") {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // sample is one measurement: wall time, and CPU time (user + system).

@@ -42,7 +42,7 @@ func main() {
 	once := flag.String("once", "", "internal: compute one `status` or `diff` and exit")
 	cpuprofile := flag.String("cpuprofile", "", "with -once: write a CPU profile to this file")
 	history := flag.String("history", "", "measure the git tools on this long history (built by bench/mkhistory.py) instead")
-	only := flag.String("only", "", "with -history: only the operations whose name contains this")
+	only := flag.String("only", "", "with -history: only the operations whose name contains this (or one of these, comma-separated)")
 	flag.Parse()
 	ctx := context.Background()
 	if *once != "" {
