@@ -286,6 +286,7 @@ type blameOrigin struct {
 // commit).
 type blameCommit struct {
 	hash         plumbing.Hash
+	node         *walkNode // nil for the fake commit
 	fake         bool
 	when         int64
 	tree         plumbing.Hash
@@ -324,6 +325,30 @@ type blamer struct {
 	commits   map[plumbing.Hash]*blameCommit
 	q         dateQueue[*blameCommit] // newest first, FIFO on ties
 	final     []*blameOrigin
+	// Bloom filter keys of the paths followed (by path).
+	keys map[string]blameKeys
+}
+
+type blameKeys struct {
+	keys  []bloomKey
+	ascii bool
+}
+
+// maybeChanged reports whether path may differ between c and its first
+// parent, from c's changed-path Bloom filter (git's maybe_changed_path).
+func (b *blamer) maybeChanged(c *blameCommit, path string) bool {
+	if c.fake || c.node == nil || b.cs.graph == nil || !b.cs.graph.bloom {
+		return true
+	}
+	if b.keys == nil {
+		b.keys = map[string]blameKeys{}
+	}
+	k, ok := b.keys[path]
+	if !ok {
+		k.keys, k.ascii = bloomKeys(path)
+		b.keys[path] = k
+	}
+	return b.cs.maybeChanged(c.node, k.keys, k.ascii)
 }
 
 // queue adds a commit to the priority queue (newest commit date first).
@@ -342,13 +367,38 @@ func (b *blamer) commit(h plumbing.Hash) (*blameCommit, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &blameCommit{hash: h, when: n.When, tree: n.Tree, parentHashes: n.Parents, origins: map[string]*blameOrigin{}}
-	b.commits[h] = c
-	return c, nil
+	return b.commitOf(n), nil
+}
+
+// commitOf returns the blame commit of a walk node.
+func (b *blamer) commitOf(n *walkNode) *blameCommit {
+	if b.commits == nil {
+		b.commits = map[plumbing.Hash]*blameCommit{}
+	}
+	if c, ok := b.commits[n.Hash]; ok {
+		return c
+	}
+	c := &blameCommit{hash: n.Hash, node: n, when: n.When, tree: n.Tree, parentHashes: n.Parents, origins: map[string]*blameOrigin{}}
+	b.commits[n.Hash] = c
+	return c
 }
 
 func (b *blamer) parentsOf(c *blameCommit) ([]*blameCommit, error) {
 	if c.resolved {
+		return c.parents, nil
+	}
+	if c.node != nil {
+		// Through the walk's own parents (positions in the commit-graph).
+		nodes, err := b.cs.parents(c.node)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nodes {
+			if n != nil { // a shallow or damaged boundary: treat as a root
+				c.parents = append(c.parents, b.commitOf(n))
+			}
+		}
+		c.resolved = true
 		return c.parents, nil
 	}
 	for _, h := range c.parentHashes {
@@ -430,7 +480,7 @@ func (b *blamer) passBlame(o *blameOrigin) error {
 			}
 			var po *blameOrigin
 			if pass == 0 {
-				po, err = b.findOrigin(p, o)
+				po, err = b.findOrigin(p, o, i == 0)
 			} else {
 				po, err = b.findRename(p, o)
 			}
@@ -474,9 +524,15 @@ func (b *blamer) passBlame(o *blameOrigin) error {
 func fileType(m filemode.FileMode) uint32 { return uint32(m) & 0o170000 }
 
 // findOrigin is git's find_origin: the same path in the parent, unless it
-// was added there or changed type.
-func (b *blamer) findOrigin(p *blameCommit, o *blameOrigin) (*blameOrigin, error) {
+// was added there or changed type. For the first parent, the commit's
+// changed-path Bloom filter can say the path did not change, as in git.
+func (b *blamer) findOrigin(p *blameCommit, o *blameOrigin, first bool) (*blameOrigin, error) {
 	if po, ok := p.origins[o.path]; ok {
+		return po, nil
+	}
+	if first && !b.maybeChanged(o.commit, o.path) {
+		po := p.origin(o.path)
+		po.blob, po.mode = o.blob, o.mode
 		return po, nil
 	}
 	pe, ok, err := b.entryOf(p, o.path)
@@ -595,13 +651,39 @@ func (b *blamer) give(po *blameOrigin, entries []blameEntry) {
 	if !po.commit.hasSuspects() {
 		b.queue(po.commit)
 	}
-	po.suspects = append(po.suspects, entries...)
-	sort.SliceStable(po.suspects, func(i, j int) bool {
-		if po.suspects[i].sLno != po.suspects[j].sLno {
-			return po.suspects[i].sLno < po.suspects[j].sLno
+	less := func(a, b blameEntry) bool {
+		if a.sLno != b.sLno {
+			return a.sLno < b.sLno
 		}
-		return po.suspects[i].lno < po.suspects[j].lno
-	})
+		return a.lno < b.lno
+	}
+	sorted := true
+	for i := 1; i < len(entries) && sorted; i++ {
+		sorted = !less(entries[i], entries[i-1])
+	}
+	switch {
+	case len(po.suspects) == 0 && sorted:
+		po.suspects = entries
+	case sorted:
+		// Both sorted: merge (ties keep the suspects already there first,
+		// as the stable sort did).
+		merged := make([]blameEntry, 0, len(po.suspects)+len(entries))
+		i, j := 0, 0
+		for i < len(po.suspects) && j < len(entries) {
+			if less(entries[j], po.suspects[i]) {
+				merged = append(merged, entries[j])
+				j++
+			} else {
+				merged = append(merged, po.suspects[i])
+				i++
+			}
+		}
+		merged = append(append(merged, po.suspects[i:]...), entries[j:]...)
+		po.suspects = merged
+	default:
+		po.suspects = append(po.suspects, entries...)
+		sort.SliceStable(po.suspects, func(i, j int) bool { return less(po.suspects[i], po.suspects[j]) })
+	}
 }
 
 // passToParent diffs the parent's file against the target's and passes

@@ -181,8 +181,19 @@ func lookupPath(s storer.EncodedObjectStorer, root plumbing.Hash, p string) (obj
 	}
 }
 
-// rawObject reads an object's content.
+// rawObject reads an object's content. It may be shared with the
+// repository's object cache: callers must not modify it.
 func rawObject(s storer.EncodedObjectStorer, t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if raw, ok := s.(repo.RawObjectReader); ok {
+		typ, data, err := raw.RawObject(h)
+		if err == nil && typ != t {
+			err = plumbing.ErrObjectNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s %s: %w", t, h, err)
+		}
+		return data, nil
+	}
 	obj, err := s.EncodedObject(t, h)
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
@@ -245,8 +256,11 @@ func cutSlash(p string) (string, string, bool) {
 	return p, "", false
 }
 
-// readBlob reads a blob's content.
+// readBlob reads a blob's content (shared: not to be modified).
 func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	if _, ok := s.(repo.RawObjectReader); ok {
+		return rawObject(s, plumbing.BlobObject, h)
+	}
 	return repo.ReadBlob(s, h)
 }
 

@@ -25,7 +25,7 @@ const trimBlock = 1024
 // the way `git blame` (and `git diff -U0`) computes them.
 func diffHunks(a, b []byte) []hunk {
 	a, b = trimCommonTail(a, b)
-	changes := patch.Diff(patch.SplitLines(a), patch.SplitLines(b))
+	changes := patch.DiffBytes(a, b)
 	out := make([]hunk, len(changes))
 	for i, c := range changes {
 		out[i] = hunk{startA: c.OldStart, countA: c.OldLines, startB: c.NewStart, countB: c.NewLines}

@@ -90,8 +90,13 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 	}
 	var shown []plumbing.Hash
 	paths := map[plumbing.Hash]pathEntry{}
+	var keys []bloomKey
+	ascii := false
+	if path != "" {
+		keys, ascii = bloomKeys(path)
+	}
 	q := &dateQueue[*walkNode]{}
-	seen := map[plumbing.Hash]bool{start.Hash: true}
+	start.seen = true
 	q.put(start, start.When)
 	for len(shown) < limit {
 		if err := ctx.Err(); err != nil {
@@ -107,14 +112,20 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		}
 		show := true
 		if path != "" {
-			show, parents, err = simplify(s, paths, n, parents, path)
+			if len(parents) > 0 && parents[0] != nil && !cs.maybeChanged(n, keys, ascii) {
+				// The Bloom filter says the path is as in the first
+				// parent: TREESAME to it, as git decides from the filter.
+				show, parents = false, parents[:1]
+			} else {
+				show, parents, err = simplify(s, paths, n, parents, path)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("log: %w", err)
 			}
 		}
 		for _, p := range parents {
-			if p != nil && !seen[p.Hash] {
-				seen[p.Hash] = true
+			if p != nil && !p.seen {
+				p.seen = true
 				q.put(p, p.When)
 			}
 		}

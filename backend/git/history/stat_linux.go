@@ -24,3 +24,11 @@ func fillStat(e *index.Entry, fi fs.FileInfo) {
 		e.GID = st.Gid
 	}
 }
+
+// inodeOf returns a file's inode number.
+func inodeOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}

@@ -14,3 +14,6 @@ func fillStat(e *index.Entry, fi fs.FileInfo) {
 	e.CreatedAt = fi.ModTime()
 	e.Size = uint32(fi.Size())
 }
+
+// inodeOf returns 0: the size and modification time tell files apart.
+func inodeOf(fs.FileInfo) uint64 { return 0 }

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"container/heap"
 	"errors"
@@ -10,10 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/meith-dev/meith/backend/git/repo"
 )
@@ -26,28 +22,41 @@ type walkNode struct {
 	Tree    plumbing.Hash
 	Parents []plumbing.Hash
 	When    int64
+	// pos is the commit's position in the commit-graph plus one (0: not
+	// in the graph); parentPos are its parents' positions there.
+	pos       uint32
+	parentPos []uint32
+	// seen marks a node a walk has queued.
+	seen bool
+	// Room for two parents without allocating.
+	parentBuf    [2]plumbing.Hash
+	parentPosBuf [2]uint32
 }
 
 // commitSource reads walk nodes, using the commit-graph when present.
 type commitSource struct {
 	s       storer.EncodedObjectStorer
-	graph   commitgraph.Index
+	graph   *commitGraph
 	shallow map[plumbing.Hash]bool
-	cache   map[plumbing.Hash]*walkNode
+	cache   map[plumbing.Hash]*walkNode // commits read from objects
+	byPos   []*walkNode                 // commits of the graph, by position
+	slab    []walkNode                  // nodes are allocated in blocks
 }
 
-// walkStorer returns an object store for long walks. go-git's default
-// filesystem storage reopens (and re-resolves the path of) the packfile for
-// every object it reads; this one keeps the pack descriptors open for the
-// duration of one call. The returned function releases them.
-func walkStorer(r *repo.Repo) (storer.EncodedObjectStorer, func()) {
-	st, ok := r.Git.Storer.(*filesystem.Storage)
-	if !ok {
-		return r.Git.Storer, func() {}
+// newNode returns a zeroed node from the current block.
+func (cs *commitSource) newNode() *walkNode {
+	if len(cs.slab) == 0 {
+		cs.slab = make([]walkNode, 256)
 	}
-	fast := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
-	return fast, func() { fast.Close() }
+	n := &cs.slab[0]
+	cs.slab = cs.slab[1:]
+	return n
+}
+
+// walkStorer returns the object store for walks: the repository's own,
+// which the process shares between calls (repo's object store).
+func walkStorer(r *repo.Repo) (storer.EncodedObjectStorer, func()) {
+	return r.Git.Storer, func() {}
 }
 
 // newCommitSource opens the repository's commit-graph (a single file or a
@@ -55,7 +64,6 @@ func walkStorer(r *repo.Repo) (storer.EncodedObjectStorer, func()) {
 // commit objects are read instead. Call close when done.
 func newCommitSource(r *repo.Repo, s storer.EncodedObjectStorer) *commitSource {
 	cs := &commitSource{s: s, cache: map[plumbing.Hash]*walkNode{}}
-	cs.graph = openCommitGraph(r.CommonDir)
 	if b, err := repo.ReadRegular(filepath.Join(r.CommonDir, "shallow"), repo.MaxListFileBytes); err == nil {
 		cs.shallow = map[plumbing.Hash]bool{}
 		for _, line := range strings.Fields(string(b)) {
@@ -64,96 +72,85 @@ func newCommitSource(r *repo.Repo, s storer.EncodedObjectStorer) *commitSource {
 			}
 		}
 	}
+	cs.graph = loadCommitGraph(r.CommonDir)
 	return cs
 }
 
-// memFile serves a commit-graph file from memory: go-git reads it with
-// many small ReadAt calls, which as system calls cost more than decoding
-// the commits would.
-type memFile struct{ *bytes.Reader }
-
-func (memFile) Close() error { return nil }
-
-// openGraphFile reads one commit-graph file into memory.
-func openGraphFile(p string) (commitgraph.ReaderAtCloser, error) {
-	b, err := repo.ReadRegular(p, repo.MaxDataFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	return memFile{bytes.NewReader(b)}, nil
-}
-
-func openCommitGraph(commonDir string) commitgraph.Index {
-	info := filepath.Join(commonDir, "objects", "info")
-	if f, err := openGraphFile(filepath.Join(info, "commit-graph")); err == nil {
-		idx, err := commitgraph.OpenFileIndex(f)
-		if err != nil {
-			return nil
-		}
-		return idx
-	}
-	chain, err := repo.OpenRegular(filepath.Join(info, "commit-graphs", "commit-graph-chain"), repo.MaxListFileBytes)
-	if err != nil {
-		return nil
-	}
-	defer chain.Close()
-	var idx commitgraph.Index
-	sc := bufio.NewScanner(chain)
-	for sc.Scan() {
-		h := strings.TrimSpace(sc.Text())
-		if !plumbing.IsHash(h) {
-			continue
-		}
-		f, err := openGraphFile(filepath.Join(info, "commit-graphs", "graph-"+h+".graph"))
-		if err != nil {
-			if idx != nil {
-				idx.Close()
-			}
-			return nil
-		}
-		next, err := commitgraph.OpenFileIndexWithParent(f, idx)
-		if err != nil {
-			if idx != nil {
-				idx.Close()
-			}
-			return nil
-		}
-		idx = next
-	}
-	return idx
-}
-
-func (cs *commitSource) close() {
-	if cs.graph != nil {
-		cs.graph.Close()
-	}
-}
+func (cs *commitSource) close() {}
 
 // get returns the walk node of a commit.
 func (cs *commitSource) get(h plumbing.Hash) (*walkNode, error) {
 	if n, ok := cs.cache[h]; ok {
 		return n, nil
 	}
-	var n *walkNode
 	if cs.graph != nil {
-		if i, err := cs.graph.GetIndexByHash(h); err == nil {
-			if d, err := cs.graph.GetCommitDataByIndex(i); err == nil {
-				n = &walkNode{Hash: h, Tree: d.TreeHash, Parents: d.ParentHashes, When: d.When.Unix()}
+		if pos, ok, err := cs.graph.lookup(h); err == nil && ok {
+			if n, err := cs.fromGraph(pos, h); err == nil {
+				return n, nil
 			}
 		}
 	}
-	if n == nil {
-		data, err := rawObject(cs.s, plumbing.CommitObject, h)
-		if err != nil {
-			return nil, err
-		}
-		n = parseCommitHeader(h, data)
+	data, err := rawObject(cs.s, plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
 	}
+	n := parseCommitHeader(h, data)
 	if cs.shallow[h] {
 		n.Parents = nil
 	}
 	cs.cache[h] = n
 	return n, nil
+}
+
+// fromGraph makes the node of the commit at pos (whose hash is h, or
+// zero when not known yet).
+func (cs *commitSource) fromGraph(pos uint32, h plumbing.Hash) (*walkNode, error) {
+	if cs.byPos == nil {
+		cs.byPos = make([]*walkNode, cs.graph.total)
+	}
+	if pos >= uint32(len(cs.byPos)) {
+		return nil, errBadGraph
+	}
+	if n := cs.byPos[pos]; n != nil {
+		return n, nil
+	}
+	c, err := cs.graph.commit(pos)
+	if err != nil {
+		return nil, err
+	}
+	if h.IsZero() {
+		if h, err = cs.graph.hash(pos); err != nil {
+			return nil, err
+		}
+	}
+	n := cs.newNode()
+	n.Hash, n.Tree, n.When, n.pos = h, c.tree, c.when, pos+1
+	if !cs.shallow[h] && c.nparents > 0 {
+		if c.nparents <= 2 {
+			n.parentPos = n.parentPosBuf[:c.nparents]
+			copy(n.parentPos, c.parents[:])
+			n.Parents = n.parentBuf[:c.nparents]
+		} else {
+			n.parentPos = c.extra
+			n.Parents = make([]plumbing.Hash, len(c.extra))
+		}
+		for i, p := range n.parentPos {
+			if n.Parents[i], err = cs.graph.hash(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cs.byPos[pos] = n
+	return n, nil
+}
+
+// maybeChanged reports whether path may differ between n and its first
+// parent, from n's changed-path Bloom filter (true when there is none).
+func (cs *commitSource) maybeChanged(n *walkNode, keys []bloomKey, ascii bool) bool {
+	if n.pos == 0 || cs.graph == nil || len(keys) == 0 {
+		return true
+	}
+	return cs.graph.maybeChanged(n.pos-1, keys, ascii)
 }
 
 // parseCommitHeader reads the tree, parents and committer time of an
@@ -196,6 +193,19 @@ func parseCommitHeader(h plumbing.Hash, data []byte) *walkNode {
 // shallow or damaged repository is treated as absent, like git's boundary).
 func (cs *commitSource) parents(n *walkNode) ([]*walkNode, error) {
 	out := make([]*walkNode, 0, len(n.Parents))
+	if len(n.parentPos) == len(n.Parents) && len(n.Parents) > 0 {
+		for i, p := range n.parentPos {
+			pn, err := cs.fromGraph(p, n.Parents[i])
+			if err != nil {
+				break // read the objects instead
+			}
+			out = append(out, pn)
+		}
+		if len(out) == len(n.Parents) {
+			return out, nil
+		}
+		out = out[:0]
+	}
 	for _, p := range n.Parents {
 		pn, err := cs.get(p)
 		if err != nil {

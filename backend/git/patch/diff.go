@@ -68,6 +68,20 @@ func DiffContext(ctx context.Context, old, new [][]byte, opts DiffOptions) ([]Ch
 	return e.script(), nil
 }
 
+// DiffBytes is Diff of two texts cut into lines as SplitLines cuts them,
+// without building the line slices (blame diffs thousands of versions of
+// a file).
+func DiffBytes(old, new []byte) []Change {
+	e, err := runDiff(context.Background(), func(e *diffEnv) { e.f1.setData(old); e.f2.setData(new) })
+	if err != nil {
+		return nil // only a cancelled context fails
+	}
+	defer e.release()
+	e.f1.compact(&e.f2, true)
+	e.f2.compact(&e.f1, true)
+	return e.script()
+}
+
 // xfile is one side of a comparison, following xdiff's xdfile_t.
 type xfile struct {
 	// The lines are either recs, or data cut at the offsets off (line i is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -608,5 +609,24 @@ func TestUnifiedSpecialFiles(t *testing.T) {
 func TestBlobHash(t *testing.T) {
 	if got := BlobHash(nil); got != "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391" {
 		t.Errorf("BlobHash(empty) = %s", got)
+	}
+}
+
+// DiffBytes cuts lines itself and must give Diff's groups.
+func TestDiffBytesMatchesDiff(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	alpha := []string{"a\n", "b\n", "\n", "func f() {\n", "\treturn\n", "}\n", "x", "c\r\n"}
+	text := func() []byte {
+		var b []byte
+		for range rng.Intn(40) {
+			b = append(b, alpha[rng.Intn(len(alpha))]...)
+		}
+		return b
+	}
+	for i := range 3000 {
+		a, b := text(), text()
+		if got, want := DiffBytes(a, b), Diff(SplitLines(a), SplitLines(b)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d: DiffBytes(%q, %q) = %v, Diff = %v", i, a, b, got, want)
+		}
 	}
 }

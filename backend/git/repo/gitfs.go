@@ -107,6 +107,7 @@ func openGit(root, gitDir, commonDir string) (*git.Repository, error) {
 	if commonDir != gitDir {
 		fsys = dotgit.NewRepositoryFilesystem(dot, newGuardedFS(commonDir))
 	}
-	s := filesystem.NewStorage(fsys, cache.NewObjectLRUDefault())
+	s := &storage{Storage: filesystem.NewStorage(fsys, cache.NewObjectLRUDefault()),
+		odb: sharedObjectDB(filepath.Join(commonDir, "objects"))}
 	return git.Open(s, newGuardedFS(root))
 }

@@ -62,6 +62,9 @@ type Engine struct {
 	untrackedListed bool
 	dirty           map[string]struct{}
 	allDirty        bool
+
+	// A file watcher's hooks on full walks (SetWalkHooks).
+	hooks *WalkHooks
 }
 
 type stagedKey struct {
@@ -89,6 +92,28 @@ func (e *Engine) SetWatched(on bool) {
 		e.allDirty = true
 	}
 	e.watched = on
+}
+
+// WalkHooks let a file watcher watch the worktree as a full walk lists it,
+// instead of walking it a second time. They run while the engine is busy
+// (Dir and Repo from the walk's goroutines, at once) and must not call it.
+type WalkHooks struct {
+	// Dir is called with every directory ("" or "a/b/") a full walk is
+	// about to list, before it lists it, except ignored ones.
+	Dir func(dir string)
+	// Repo is called with a directory whose listing holds a .git entry (a
+	// nested repository), before any directory below it is passed to Dir.
+	Repo func(dir string)
+	// Done is called after a full walk that listed untracked files
+	// completed, once every directory was passed to Dir.
+	Done func()
+}
+
+// SetWalkHooks sets the hooks of full walks (nil: none).
+func (e *Engine) SetWalkHooks(h *WalkHooks) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hooks = h
 }
 
 // Invalidate reports that the worktree paths changed (created, written,
@@ -458,6 +483,7 @@ func (e *Engine) worktree(ctx context.Context, ix *Index, opts Options) ([]wtSta
 // fullWalk walks the whole worktree and replaces the worktree picture.
 func (e *Engine) fullWalk(ctx context.Context, ix *Index, opts Options) error {
 	w := e.newWalker(ctx, ix, opts)
+	w.hooks = e.hooks
 	w.states = make([]wtState, len(ix.Entries))
 	// Paths invalidated from now on are on top of this walk.
 	e.dirty = make(map[string]struct{})
@@ -478,6 +504,9 @@ func (e *Engine) fullWalk(ctx context.Context, ix *Index, opts Options) error {
 		e.untracked[p] = struct{}{}
 	}
 	e.untrackedListed = !opts.NoUntracked
+	if e.hooks != nil && e.hooks.Done != nil && e.untrackedListed {
+		e.hooks.Done()
+	}
 	return nil
 }
 

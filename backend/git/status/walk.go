@@ -129,7 +129,10 @@ type walker struct {
 	// submodule decides the worktree code of a gitlink entry whose
 	// directory exists.
 	submodule func(e *Entry) byte
-	start     time.Time
+	// hooks, if set, see the directories a full walk lists
+	// (Engine.SetWalkHooks).
+	hooks *WalkHooks
+	start time.Time
 
 	states []wtState // aligned with ix.Entries
 
@@ -243,6 +246,9 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 	if visitHook != nil {
 		visitHook(dir)
 	}
+	if w.hooks != nil && w.hooks.Dir != nil && !ignoredDir {
+		w.hooks.Dir(dir)
+	}
 	h, err := openDir(w.root, dir)
 	if err != nil {
 		return // the entries under dir stay unseen: deleted
@@ -253,6 +259,14 @@ func (w *walker) visit(dir string, lo, hi int, stack *ignoreStack, ignoredDir bo
 		return
 	}
 	listUntracked := w.untracked && !ignoredDir
+	if w.hooks != nil && w.hooks.Repo != nil && dir != "" && !ignoredDir {
+		for _, d := range ents {
+			if d.name == ".git" {
+				w.hooks.Repo(dir)
+				break
+			}
+		}
+	}
 	if dir != "" && lo == hi {
 		// An untracked directory holding a repository is listed as a
 		// whole, never entered.

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -82,25 +83,50 @@ func NewHub(opts Options) *Hub {
 }
 
 // Engine returns the status engine of r's worktree and makes sure the
-// worktree is being watched (starting a watcher on first use). The engine
+// worktree is being watched (starting a watcher on first use): every
+// directory that is not ignored is watched when it returns. The engine
 // trusts the watcher only once it runs.
 func (h *Hub) Engine(r *repo.Repo) *status.Engine {
+	e, w := h.engine(r, false)
+	if w != nil && !w.treeWatched.Load() {
+		// Started by StatusEngine and no full status has run yet.
+		if err := w.addTree(w.root); err != nil {
+			w.giveUp(err)
+		} else {
+			w.treeWatched.Store(true)
+		}
+	}
+	return e
+}
+
+// StatusEngine is Engine for a caller that computes a status at once: a
+// new watcher watches each directory as that status's walk is about to
+// list it, instead of walking the worktree a second time first (a first
+// git_status costs one walk, not two). The worktree is fully watched once
+// that status returns; a caller that needs it watched before should use
+// Engine.
+func (h *Hub) StatusEngine(r *repo.Repo) *status.Engine {
+	e, _ := h.engine(r, true)
+	return e
+}
+
+func (h *Hub) engine(r *repo.Repo, lazy bool) (*status.Engine, *watcher) {
 	e := h.engines.For(r)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return e
+		return e, nil
 	}
 	w := h.watchers[r.Root]
 	if w == nil {
-		w = h.startLocked(r, e)
+		w = h.startLocked(r, e, lazy)
 		if w == nil {
-			return e
+			return e, nil
 		}
 		h.watchers[r.Root] = w
 	}
 	w.touch()
-	return e
+	return e, w
 }
 
 // Watching reports whether root's worktree is being watched.
@@ -175,6 +201,15 @@ type watcher struct {
 
 	mu       sync.Mutex
 	lastUsed time.Time
+
+	// treeWatched is set once every directory is watched (by addTree, or
+	// by a full status walk through the engine's walk hooks).
+	treeWatched atomic.Bool
+	failed      atomic.Bool
+	root0       string // root + "/"
+
+	nestedMu sync.Mutex
+	nested   []string // directories ("a/b/") holding a nested repository
 }
 
 func (w *watcher) touch() {
@@ -190,8 +225,9 @@ func (w *watcher) idleFor() time.Duration {
 }
 
 // startLocked starts watching r; nil when that is impossible (the engine
-// then walks on every status).
-func (h *Hub) startLocked(r *repo.Repo, e *status.Engine) *watcher {
+// then walks on every status). lazy leaves the worktree's directories to
+// the engine's next full walk (StatusEngine).
+func (h *Hub) startLocked(r *repo.Repo, e *status.Engine, lazy bool) *watcher {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		h.opts.Logf("git watch: %s: %v (status will walk the worktree each time)", r.Root, err)
@@ -199,12 +235,19 @@ func (h *Hub) startLocked(r *repo.Repo, e *status.Engine) *watcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watcher{hub: h, root: r.Root, gitDir: r.GitDir, common: r.CommonDir, engine: e, fsw: fsw,
-		cancel: cancel, done: make(chan struct{}), lastUsed: time.Now()}
-	if err := w.addTree(r.Root); err != nil {
-		h.opts.Logf("git watch: %s: %v (status will walk the worktree each time)", r.Root, err)
-		cancel()
-		fsw.Close()
-		return nil
+		cancel: cancel, done: make(chan struct{}), lastUsed: time.Now(), root0: r.Root + string(filepath.Separator)}
+	if lazy {
+		// Each directory is watched before the walk lists it, so the walk
+		// sees what happened before and events report what happens after.
+		e.SetWalkHooks(&status.WalkHooks{Dir: w.watchDir, Repo: w.nestedRepo, Done: func() { w.treeWatched.Store(true) }})
+	} else {
+		if err := w.addTree(r.Root); err != nil {
+			h.opts.Logf("git watch: %s: %v (status will walk the worktree each time)", r.Root, err)
+			cancel()
+			fsw.Close()
+			return nil
+		}
+		w.treeWatched.Store(true)
 	}
 	// The git directory: the index and HEAD live in GitDir, branch refs in
 	// the common dir (shared by linked worktrees).
@@ -259,6 +302,61 @@ func (w *watcher) addTree(dir string) error {
 	})
 }
 
+// watchDir is the engine's walk hook: it watches dir ("" or "a/b/"),
+// except below a nested repository (which has its own status), as addTree
+// does. A failure (the inotify watch limit) ends the watcher.
+func (w *watcher) watchDir(dir string) {
+	if w.failed.Load() || w.inNested(dir) {
+		return
+	}
+	if err := w.fsw.Add(w.absDir(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		w.giveUp(err)
+	}
+}
+
+// nestedRepo is the walk hook for a directory that holds a nested
+// repository: it is not watched (watchDir added it before the walk could
+// see its .git), nor is anything below it.
+func (w *watcher) nestedRepo(dir string) {
+	w.nestedMu.Lock()
+	if !slices.Contains(w.nested, dir) {
+		w.nested = append(w.nested, dir)
+	}
+	w.nestedMu.Unlock()
+	_ = w.fsw.Remove(w.absDir(dir))
+}
+
+func (w *watcher) inNested(dir string) bool {
+	w.nestedMu.Lock()
+	defer w.nestedMu.Unlock()
+	for _, n := range w.nested {
+		if strings.HasPrefix(dir, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watcher) absDir(dir string) string {
+	if dir == "" {
+		return w.root
+	}
+	return w.root0 + filepath.FromSlash(strings.TrimSuffix(dir, "/"))
+}
+
+// giveUp stops a watcher that cannot watch the whole worktree; the
+// engine then walks on every status.
+func (w *watcher) giveUp(err error) {
+	if !w.failed.CompareAndSwap(false, true) {
+		return
+	}
+	w.hub.opts.Logf("git watch: %s: %v (status will walk the worktree each time)", w.root, err)
+	go func() {
+		w.hub.forget(w)
+		w.cancel()
+	}()
+}
+
 func (w *watcher) stop() {
 	w.cancel()
 	<-w.done
@@ -269,6 +367,7 @@ func (w *watcher) loop(ctx context.Context) {
 	defer close(w.done)
 	defer w.fsw.Close()
 	defer w.engine.SetWatched(false)
+	defer w.engine.SetWalkHooks(nil)
 	idle := time.NewTicker(min(w.hub.opts.Idle/4+time.Millisecond, time.Minute))
 	defer idle.Stop()
 	var (

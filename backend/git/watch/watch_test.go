@@ -195,3 +195,80 @@ func TestOperationMarkersArePublished(t *testing.T) {
 		t.Errorf("a lock file was published: %v", ch.Paths)
 	}
 }
+
+// watchList returns the sorted directories a hub's watcher of root
+// watches.
+func watchList(t *testing.T, h *Hub, root string) []string {
+	t.Helper()
+	h.mu.Lock()
+	w := h.watchers[root]
+	h.mu.Unlock()
+	if w == nil {
+		t.Fatal("not watched")
+	}
+	list := w.fsw.WatchList()
+	slices.Sort(list)
+	return list
+}
+
+// StatusEngine watches the directories as the first status lists them:
+// the same directories Engine's own walk watches (not ignored ones, not a
+// nested repository), and changes after that status are reported and
+// seen.
+func TestStatusEngineWatchesDuringTheFirstWalk(t *testing.T) {
+	h, r, c := setup(t)
+	write(t, filepath.Join(r.Root, "src", "deep", "er", "c.txt"), "c\n")
+	write(t, filepath.Join(r.Root, "untracked", "u.txt"), "u\n")
+	write(t, filepath.Join(r.Root, "nested", "n.txt"), "n\n")
+	git(t, filepath.Join(r.Root, "nested"), "init", "-q")
+	// A tracked folder that became a repository of its own later.
+	write(t, filepath.Join(r.Root, "trk", "sub", "t.txt"), "t\n")
+	git(t, r.Root, "add", "src", "trk")
+	git(t, r.Root, "commit", "-q", "-m", "deep")
+	git(t, filepath.Join(r.Root, "trk"), "init", "-q")
+
+	e := h.StatusEngine(r)
+	if got := statusPaths(t, e); !slices.Equal(got, []string{"?? nested/", "?? untracked/u.txt"}) {
+		t.Fatalf("first status = %v", got)
+	}
+	lazy := watchList(t, h, r.Root)
+
+	h2 := NewHub(Options{Debounce: 10 * time.Millisecond})
+	defer h2.Close()
+	r2, err := repo.Open(context.Background(), r.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.Engine(r2)
+	if eager := watchList(t, h2, r.Root); !slices.Equal(lazy, eager) {
+		t.Fatalf("watched during the walk: %v\nwatched by Engine: %v", lazy, eager)
+	}
+
+	write(t, filepath.Join(r.Root, "src", "deep", "er", "c.txt"), "c changed\n")
+	c.waitFor(t, "src/deep/er/c.txt")
+	if got := statusPaths(t, e); !slices.Contains(got, ".M src/deep/er/c.txt") {
+		t.Errorf("after an edit: %v", got)
+	}
+	write(t, filepath.Join(r.Root, "untracked", "v.txt"), "v\n")
+	c.waitFor(t, "untracked/v.txt")
+	if got := statusPaths(t, e); !slices.Contains(got, "?? untracked/v.txt") {
+		t.Errorf("after a new untracked file: %v", got)
+	}
+}
+
+// Engine on a repository StatusEngine started but no status walked yet
+// watches the worktree itself before it returns.
+func TestEngineAfterStatusEngineWatchesAtOnce(t *testing.T) {
+	h, r, c := setup(t)
+	h.StatusEngine(r)
+	e := h.Engine(r)
+	if !slices.Contains(watchList(t, h, r.Root), filepath.Join(r.Root, "src")) {
+		t.Fatal("src is not watched after Engine")
+	}
+	statusPaths(t, e)
+	write(t, filepath.Join(r.Root, "src", "b.txt"), "b changed\n")
+	c.waitFor(t, "src/b.txt")
+	if got := statusPaths(t, e); !slices.Equal(got, []string{".M src/b.txt"}) {
+		t.Errorf("after editing src/b.txt: %v", got)
+	}
+}

@@ -213,7 +213,7 @@ func (t *tools) diff(ctx context.Context, call *registry.Call, in DiffInput) (an
 	if in.OnlyPath && path == "" {
 		return nil, registry.InvalidArg("onlyPath", "onlyPath needs a path")
 	}
-	res, err := changes.Compute(ctx, t.d.Hub.Engine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath, Binary: in.Binary})
+	res, err := changes.Compute(ctx, t.d.Hub.StatusEngine(rp), changes.Options{Scope: in.Scope, IncludePatches: include, Path: path, OnlyPath: in.OnlyPath, Binary: in.Binary})
 	if err != nil {
 		return nil, toolError(err)
 	}
@@ -466,7 +466,7 @@ func (t *tools) openRepo(ctx context.Context, call *registry.Call, cwd string) (
 
 // status returns the repository's status from its (watched) engine.
 func (t *tools) status(ctx context.Context, rp *repo.Repo) (*status.Result, error) {
-	st, err := t.d.Hub.Engine(rp).Status(ctx, status.Options{})
+	st, err := t.d.Hub.StatusEngine(rp).Status(ctx, status.Options{})
 	if err != nil {
 		return nil, toolError(err)
 	}

@@ -58,7 +58,7 @@ func (t *tools) indexEdit(ctx context.Context, call *registry.Call, in StageInpu
 	} else {
 		err = byPatch(ctx, rp, in.Patch)
 	}
-	e := t.d.Hub.Engine(rp)
+	e := t.d.Hub.StatusEngine(rp) // the status below follows
 	e.Invalidate(paths...)
 	if err != nil {
 		return nil, nil, toolError(err)

@@ -41,6 +41,8 @@ func main() {
 	runs := flag.Int("runs", 7, "runs of each measurement")
 	once := flag.String("once", "", "internal: compute one `status` or `diff` and exit")
 	cpuprofile := flag.String("cpuprofile", "", "with -once: write a CPU profile to this file")
+	history := flag.String("history", "", "measure the git tools on this long history (built by bench/mkhistory.py) instead")
+	only := flag.String("only", "", "with -history: only the operations whose name contains this (or one of these, comma-separated)")
 	flag.Parse()
 	ctx := context.Background()
 	if *once != "" {
@@ -56,9 +58,20 @@ func main() {
 		}
 		return
 	}
-	if *cpuprofile != "" {
-		fmt.Fprintln(os.Stderr, "gitbench: -cpuprofile only works with -once")
-		os.Exit(2)
+	if *history != "" {
+		if *cpuprofile != "" {
+			f, err := os.Create(*cpuprofile)
+			if err == nil && pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+		err := runHistory(ctx, *history, *runs, *only)
+		pprof.StopCPUProfile()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gitbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(ctx, *repoDir, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "gitbench:", err)
