@@ -428,7 +428,7 @@ func (fp *FilePatch) parseIndex(s string) {
 func findName(s string, strip int, tabEnds bool) (string, bool) {
 	var name string
 	if strings.HasPrefix(s, `"`) {
-		n, _, ok := unquoteC(s)
+		n, _, ok := UnquoteC(s)
 		if !ok {
 			return "", false
 		}
@@ -472,7 +472,7 @@ func gitHeaderName(line string) (string, bool) {
 		return s[i+1:], true
 	}
 	if strings.HasPrefix(line, `"`) {
-		first, rest, ok := unquoteC(line)
+		first, rest, ok := UnquoteC(line)
 		if !ok {
 			return "", false
 		}
@@ -482,7 +482,7 @@ func gitHeaderName(line string) (string, bool) {
 		rest = strings.TrimLeft(rest, " \t")
 		var second string
 		if strings.HasPrefix(rest, `"`) {
-			if second, _, ok = unquoteC(rest); !ok {
+			if second, _, ok = UnquoteC(rest); !ok {
 				return "", false
 			}
 		} else {
@@ -499,7 +499,7 @@ func gitHeaderName(line string) (string, bool) {
 	}
 	// The first name is plain; a quote starts the second one.
 	if q := strings.IndexByte(name, '"'); q >= 0 {
-		second, _, ok := unquoteC(name[q:])
+		second, _, ok := UnquoteC(name[q:])
 		if !ok {
 			return "", false
 		}

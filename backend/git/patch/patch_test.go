@@ -126,9 +126,9 @@ func TestQuotePathRoundTrip(t *testing.T) {
 			t.Errorf("quotePath(%q) = %s, want %s", tt.name, got, tt.quoted)
 		}
 		if strings.HasPrefix(got, `"`) {
-			back, rest, ok := unquoteC(got + " tail")
+			back, rest, ok := UnquoteC(got + " tail")
 			if !ok || back != "a/"+tt.name || rest != " tail" {
-				t.Errorf("unquoteC(%s) = %q, %q, %v", got, back, rest, ok)
+				t.Errorf("UnquoteC(%s) = %q, %q, %v", got, back, rest, ok)
 			}
 		}
 	}

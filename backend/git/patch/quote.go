@@ -68,10 +68,11 @@ func quotePath(prefix, name string) string {
 	return b.String()
 }
 
-// unquoteC decodes a C-quoted string at the start of s (git's
-// unquote_c_style) and returns it with the rest of s after the closing
-// quote.
-func unquoteC(s string) (name, rest string, ok bool) {
+// UnquoteC decodes a C-quoted string at the start of s (git's
+// unquote_c_style: a quoted path in a patch header, a quoted pattern in
+// .gitattributes) and returns it with the rest of s after the closing
+// quote; ok is false when s does not start with a well-formed one.
+func UnquoteC(s string) (name, rest string, ok bool) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", s, false
 	}

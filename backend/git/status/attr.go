@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/meith-dev/meith/backend/git/patch"
 	"github.com/meith-dev/meith/backend/git/repo"
 )
 
@@ -76,7 +77,7 @@ func parseAttrLine(line, base string, macrosOK bool) (attrRule, bool) {
 	}
 	var pat string
 	if line[0] == '"' {
-		p, rest, ok := unquoteAttrPattern(line)
+		p, rest, ok := patch.UnquoteC(line)
 		if !ok {
 			return attrRule{}, false
 		}
@@ -136,55 +137,6 @@ func validAttrName(s string) bool {
 	}
 	return true
 }
-
-// unquoteAttrPattern reads a C-quoted pattern at the start of s (git's
-// unquote_c_style) and returns it with the rest of the line.
-func unquoteAttrPattern(s string) (string, string, bool) {
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			return b.String(), s[i+1:], true
-		case '\\':
-			i++
-			if i >= len(s) {
-				return "", "", false
-			}
-			switch c = s[i]; c {
-			case 'a':
-				b.WriteByte('\a')
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'v':
-				b.WriteByte('\v')
-			case '\\', '"':
-				b.WriteByte(c)
-			case '0', '1', '2', '3':
-				if i+2 >= len(s) || !isOctalDigit(s[i+1]) || !isOctalDigit(s[i+2]) {
-					return "", "", false
-				}
-				b.WriteByte((c-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
-				i += 2
-			default:
-				return "", "", false
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", "", false
-}
-
-func isOctalDigit(c byte) bool { return '0' <= c && c <= '7' }
 
 // builtinAttributes is git's built-in macro: binary = -diff -merge -text.
 var builtinAttributes = parseAttributes([]byte("[attr]binary -diff -merge -text\n"), "", true)
