@@ -80,6 +80,7 @@ func TestBoundsMatchState(t *testing.T) {
 		{"open_workspace_tab", "cwd", state.MaxPathLength},
 		{"open_workspace_tab", "selectedGitFilePath", state.MaxPathLength},
 		{"set_workspace_tab_terminal", "terminalId", state.MaxIDLength},
+		{"set_workspace_tab_terminal", "expect", state.MaxIDLength},
 	}
 	for _, tt := range tests {
 		d, _ := e.reg.Describe(tt.tool)

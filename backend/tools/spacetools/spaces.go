@@ -115,6 +115,11 @@ type TabInput struct {
 type SetTerminalInput struct {
 	TabID      string  `json:"tabId" jsonschema:"the terminal workspace tab" maxLength:"256"`
 	TerminalID *string `json:"terminalId" jsonschema:"the live terminal session, or null to clear it" maxLength:"256"`
+	// Expect makes the binding a compare-and-set: two windows showing one
+	// tab may both start a terminal for it, and only the first binding
+	// holds; the other window sees the answer name that terminal, closes
+	// its own and shows the same one.
+	Expect *string `json:"expect,omitempty" jsonschema:"bind only while the tab is still bound to this terminal (empty for none); otherwise nothing changes and the answer names the current binding" maxLength:"256"`
 }
 
 // SetFileInput is the input of set_workspace_tab_file. The nullable fields
@@ -372,6 +377,15 @@ func (ts *tools) setTabTerminal(ctx context.Context, call *registry.Call, in Set
 	return ts.updateTab(ctx, call, in.TabID, func(t *state.WorkspaceTab) error {
 		if t.Kind != state.KindTerminal {
 			return protocol.Errorf(protocol.CodeToolFailed, "Workspace tab %s is not a terminal tab", t.ID)
+		}
+		if in.Expect != nil {
+			cur := ""
+			if t.TerminalID != nil {
+				cur = *t.TerminalID
+			}
+			if cur != *in.Expect {
+				return nil // bound meanwhile (another window): the answer names that terminal
+			}
 		}
 		t.TerminalID = in.TerminalID
 		return nil

@@ -246,6 +246,19 @@ func TestWorkspaceTabs(t *testing.T) {
 		name      string
 		got, want any
 	}{"terminal cleared", tab.TerminalID == nil, true})
+	// Two windows start a terminal for the unbound tab: the first binding
+	// holds, the second (expecting no binding) changes nothing and is
+	// told which terminal the tab has.
+	e.ok("set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":"term_a","expect":""}`, term.ID), &tab)
+	first := *tab.TerminalID
+	e.ok("set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":"term_b","expect":""}`, term.ID), &tab)
+	second := *tab.TerminalID
+	e.ok("set_workspace_tab_terminal", fmt.Sprintf(`{"tabId":%q,"terminalId":"term_c","expect":"term_a"}`, term.ID), &tab)
+	tests = append(tests, []struct {
+		name      string
+		got, want any
+	}{{"first binding holds", first, "term_a"}, {"second is told the first", second, "term_a"},
+		{"a binding expecting the current one holds", *tab.TerminalID, "term_c"}}...)
 
 	e.ok("set_workspace_tab_file", fmt.Sprintf(`{"tabId":%q,"activeFilePath":"a.go","openFilePaths":["a.go","b.go"]}`, ed.ID), &tab)
 	tests = append(tests, []struct {

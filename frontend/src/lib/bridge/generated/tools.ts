@@ -3432,6 +3432,13 @@ export interface SetTerminalInput {
   tabId: string;
   /** the live terminal session, or null to clear it */
   terminalId: string | null;
+  /**
+   * Expect makes the binding a compare-and-set: two windows showing one
+   * tab may both start a terminal for it, and only the first binding
+   * holds; the other window sees the answer name that terminal, closes
+   * its own and shows the same one.
+   */
+  expect?: string;
 }
 
 /**

@@ -7,6 +7,8 @@ const fake = vi.hoisted(() => ({
   calls: [] as { tool: string; args: Record<string, unknown> }[],
   seq: 0,
   failBind: false,
+  /** The tab's binding in the state ('' for none), as set_workspace_tab_terminal keeps it. */
+  binding: '',
   /** Terminals of an earlier run whose scrollback the engine saved. */
   saved: new Set<string>(),
 }));
@@ -35,8 +37,12 @@ vi.mock('../../bridge', async (importOriginal) => {
           const restoredFrom = t.restoredFrom ? { restoredFrom: t.restoredFrom } : {};
           return { ok: true, content: { ...session(id), ...restoredFrom, buffer: t.buffer, nextSeq: t.nextSeq } };
         }
-        case 'set_workspace_tab_terminal':
-          return fake.failBind ? { ok: false, error: { code: 'VALIDATION_ERROR', message: 'no such tab' } } : { ok: true, content: {} };
+        case 'set_workspace_tab_terminal': {
+          if (fake.failBind) return { ok: false, error: { code: 'VALIDATION_ERROR', message: 'no such tab' } };
+          // A compare-and-set when expect is given, as the backend does.
+          if (args.expect === undefined || args.expect === fake.binding) fake.binding = String(args.terminalId ?? '');
+          return { ok: true, content: { id: args.tabId, kind: 'terminal', terminalId: fake.binding || null } };
+        }
         case 'close_terminal':
           fake.terminals.delete(id);
           return { ok: true, content: { terminalId: id, closed: true } };
@@ -60,6 +66,7 @@ beforeEach(() => {
   fake.calls = [];
   fake.seq = 0;
   fake.failBind = false;
+  fake.binding = '';
   fake.saved.clear();
 });
 
@@ -74,12 +81,13 @@ describe('terminal sessions', () => {
   });
 
   it('starts a terminal in the tab folder at the view size and binds it, when the tab has none or the engine forgot it', async () => {
+    fake.binding = 'term_from_an_earlier_run';
     const a = await attach(tab('term_from_an_earlier_run'), { cols: 100, rows: 30 });
     expect(a).toMatchObject({ terminal: { id: 'term_1' }, buffer: '', after: 0 });
     expect(fake.calls.map((c) => [c.tool, c.args])).toEqual([
       ['get_terminal_snapshot', { terminalId: 'term_from_an_earlier_run' }],
       ['create_terminal', { cwd: '/home/me/shop', cols: 100, rows: 30, restoreFrom: 'term_from_an_earlier_run' }],
-      ['set_workspace_tab_terminal', { tabId: 'wtab_1', terminalId: 'term_1' }],
+      ['set_workspace_tab_terminal', { tabId: 'wtab_1', terminalId: 'term_1', expect: 'term_from_an_earlier_run' }],
     ]);
     expect(a.restored).toBe(false);
     expect(restoreNote(a)).toBe('');
@@ -87,6 +95,7 @@ describe('terminal sessions', () => {
 
   it('after a restart, starts the new shell below the saved scrollback and says the session ended with meith, without an id', async () => {
     fake.saved.add('term_before_quit');
+    fake.binding = 'term_before_quit';
     const a = await attach(tab('term_before_quit'), { cols: 100, rows: 30 });
     expect(a.restored).toBe(true);
     expect(a.terminal.id).toBe('term_1');
@@ -94,7 +103,7 @@ describe('terminal sessions', () => {
     expect(a.after).toBe(0);
     expect(restoreNote(a)).toBe("This terminal's session ended when meith quit. Its output is kept above the new shell.");
     expect(restoreNote(a)).not.toMatch(/term_/);
-    expect(fake.calls.find((c) => c.tool === 'set_workspace_tab_terminal')?.args).toEqual({ tabId: 'wtab_1', terminalId: 'term_1' });
+    expect(fake.calls.find((c) => c.tool === 'set_workspace_tab_terminal')?.args).toEqual({ tabId: 'wtab_1', terminalId: 'term_1', expect: 'term_before_quit' });
   });
 
   it('a view that follows a terminal another window restored says the session ended too', async () => {
@@ -111,6 +120,26 @@ describe('terminal sessions', () => {
     expect(tools().filter((t) => t === 'create_terminal').length).toBe(1);
   });
 
+  it('two windows on one tab: the one that binds second closes its own terminal and shows the first', async () => {
+    // The other window started term_9 and bound it after this view saw the tab unbound.
+    fake.terminals.set('term_9', { status: 'running', buffer: 'theirs', nextSeq: 4 });
+    fake.binding = 'term_9';
+    const a = await attach(tab(null), { cols: 80, rows: 24 });
+    expect(a.terminal.id).toBe('term_9');
+    expect(a.buffer).toBe('theirs');
+    expect(fake.binding).toBe('term_9');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(fake.terminals.has('term_1')).toBe(false); // ours was closed
+    expect(fake.calls.find((c) => c.tool === 'set_workspace_tab_terminal')?.args).toEqual({ tabId: 'wtab_1', terminalId: 'term_1', expect: '' });
+
+    // If theirs is gone by then, ours takes the tab after all.
+    fake.calls = [];
+    fake.binding = 'term_gone';
+    const b = await attach(tab(null), { cols: 80, rows: 24 });
+    expect(b.terminal.id).toBe('term_2');
+    expect(fake.binding).toBe('term_2');
+  });
+
   it('closes the new terminal when the tab cannot be bound (it went away)', async () => {
     fake.failBind = true;
     await expect(attach(tab(null), { cols: 80, rows: 24 })).rejects.toBeInstanceOf(SessionError);
@@ -121,10 +150,19 @@ describe('terminal sessions', () => {
 
   it('restarts: closes the old terminal, starts and binds a new one', async () => {
     fake.terminals.set('term_old', { status: 'exited', buffer: '', nextSeq: 1 });
+    fake.binding = 'term_old';
     const a = await restart(tab('term_old'), 'term_old', { cols: 80, rows: 24 });
     expect(a.terminal.id).toBe('term_1');
     expect(tools()).toEqual(['close_terminal', 'create_terminal', 'set_workspace_tab_terminal']);
     expect(fake.terminals.has('term_old')).toBe(false);
+    expect(fake.binding).toBe('term_1');
+
+    // A binding cleared meanwhile (not the one this view saw): bound anyway.
+    fake.calls = [];
+    fake.binding = '';
+    const b = await restart(tab('term_1'), 'term_1', { cols: 80, rows: 24 });
+    expect(tools()).toEqual(['close_terminal', 'create_terminal', 'set_workspace_tab_terminal', 'set_workspace_tab_terminal']);
+    expect(fake.binding).toBe(b.terminal.id);
   });
 
   it('follows a terminal by id without ever starting one', async () => {

@@ -45,17 +45,34 @@ async function snapshot(terminalId: string): Promise<Attached | null> {
   return { terminal, buffer: buffer ?? '', after: Math.max(0, (nextSeq ?? 0) - 1), restored: !!terminal.restoredFrom };
 }
 
-async function create(tab: WorkspaceTab, size: { cols: number; rows: number }, restoreFrom = ''): Promise<Attached> {
+/**
+ * Starts a terminal for the tab and binds it, unless the tab's binding is
+ * no longer `expect` (what this view saw when it decided to start one):
+ * another window showing the same tab started and bound its own first.
+ * Then this view closes its terminal and shows that one, so two windows on
+ * one tab end with one shell, not two.
+ */
+async function create(tab: WorkspaceTab, size: { cols: number; rows: number }, restoreFrom = '', expect = tab.terminalId ?? ''): Promise<Attached> {
   const args: Record<string, unknown> = { cwd: tab.cwd || '~' };
   if (size.cols > 0 && size.rows > 0) Object.assign(args, { cols: size.cols, rows: size.rows });
   if (restoreFrom) args.restoreFrom = restoreFrom;
   const terminal = await tool<TerminalSession>('create_terminal', args);
+  let bound: WorkspaceTab;
   try {
-    await tool('set_workspace_tab_terminal', { tabId: tab.id, terminalId: terminal.id });
+    bound = await tool<WorkspaceTab>('set_workspace_tab_terminal', { tabId: tab.id, terminalId: terminal.id, expect });
   } catch (err) {
     // The tab went away meanwhile: do not leave its shell running.
     void call('close_terminal', { terminalId: terminal.id });
     throw err;
+  }
+  if (bound && bound.terminalId !== terminal.id) {
+    const theirs = bound.terminalId ? await snapshot(bound.terminalId) : null;
+    if (theirs) {
+      void call('close_terminal', { terminalId: terminal.id });
+      return theirs;
+    }
+    // Theirs is gone already (or the binding was cleared): ours takes the tab after all.
+    await tool('set_workspace_tab_terminal', { tabId: tab.id, terminalId: terminal.id });
   }
   return { terminal, buffer: '', after: 0, restored: !!terminal.restoredFrom };
 }
@@ -87,7 +104,7 @@ export async function reattach(terminalId: string): Promise<Attached> {
 /** Closes the tab's old terminal (if it still runs) and starts a new one in its place. */
 export async function restart(tab: WorkspaceTab, oldId: string, size: { cols: number; rows: number }): Promise<Attached> {
   if (oldId) await call('close_terminal', { terminalId: oldId }).catch(() => undefined);
-  return create(tab, size);
+  return create(tab, size, '', oldId);
 }
 
 /** The terminal's record now (for its exit code), or null when the engine forgot it. */
