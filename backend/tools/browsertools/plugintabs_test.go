@@ -77,14 +77,16 @@ func TestPluginTabsRefused(t *testing.T) {
 	}
 	// Showing the tab is not driving it.
 	c.ok(internal, "focus_browser_tab", map[string]any{"tabId": id}, nil)
-	// The window drives it.
+	// The window drives it. The runtime reopens a plugin tab through its
+	// plugin host, never as a plain page: this plugin is not installed, so
+	// the tab shows the host's notice instead of the page it was on.
 	needChromium(t)
 	var st struct {
 		Title string `json:"title"`
 	}
 	c.ok(renderer, "get_browser_state", map[string]any{"tabId": id}, &st)
-	if st.Title != "Page A" {
-		t.Errorf("the window's get_browser_state = %+v", st)
+	if st.Title != "Deploy board — plugin stopped" {
+		t.Errorf("the window's get_browser_state = %+v, want the host's notice for a plugin that is not installed", st)
 	}
 	c.ok(renderer, "close_browser_tab", map[string]any{"tabId": id}, nil)
 }
