@@ -130,7 +130,7 @@ var commandTable = []Command{
 	{Name: "commit", Tool: "git_commit", Slots: []string{"message"}, Summary: "Commit the staged changes with <message>", Group: groupFiles},
 	{Name: "branch", Tool: "git_branch", Slots: []string{"action", "name"}, Summary: "List, create or switch branches: branch [list|create|switch] [name]", Group: groupFiles},
 	{Name: "worktree", Tool: "git_worktree", Slots: []string{"action", "path"}, Summary: "List, create or remove worktrees: worktree [list|create|remove] [path]", Group: groupFiles},
-	{Name: "log", Tool: "git_log", Slots: []string{"path"}, Summary: "Show recent commits (--limit N), optionally of one path", Group: groupFiles},
+	{Name: "log", Tool: "git_log", Slots: []string{"path"}, Summary: "Show recent commits (--limit N --skip N --ref REV --grep TEXT --author TEXT), optionally of one path", Group: groupFiles},
 	{Name: "blame", Tool: "git_blame", Slots: []string{"path"}, Summary: "Show who last changed each line of <path> (--startLine/--endLine)", Group: groupFiles},
 	{Name: "checkpoint create", Tool: "git_checkpoint_create", Slots: []string{"label"}, Summary: "Snapshot the working tree and index as a checkpoint", Group: groupFiles},
 	{Name: "checkpoint list", Tool: "git_checkpoint_list", Summary: "List checkpoints, newest first", Group: groupFiles},

@@ -82,9 +82,13 @@ type WorktreeInput struct {
 
 // LogInput is the input of git_log.
 type LogInput struct {
-	Cwd   string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of commits" minimum:"1" maximum:"200" default:"30"`
-	Path  string `json:"path,omitempty" jsonschema:"only commits that changed this repository-relative path"`
+	Cwd    string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"number of commits" minimum:"1" maximum:"200" default:"30"`
+	Path   string `json:"path,omitempty" jsonschema:"only commits that changed this repository-relative path"`
+	Skip   int    `json:"skip,omitempty" jsonschema:"leave out the first N matching commits (git log --skip)" minimum:"0" maximum:"10000000"`
+	Ref    string `json:"ref,omitempty" jsonschema:"the revision to start from: a branch, tag, hash or expression like HEAD~2 (default HEAD)" maxLength:"1024"`
+	Grep   string `json:"grep,omitempty" jsonschema:"only commits whose message contains this text, ignoring case (git log -i -F --grep)" maxLength:"1024"`
+	Author string `json:"author,omitempty" jsonschema:"only commits whose author name or email contains this text, ignoring case (git log -i -F --author)" maxLength:"1024"`
 }
 
 // BlameInput is the input of git_blame.
@@ -139,7 +143,7 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: writesFiles, Handler: registry.Handle(t.branch)},
 		{Name: "git_worktree", Description: "List, create, or remove git worktrees.",
 			Capabilities: writesFiles, Handler: registry.Handle(t.worktree)},
-		{Name: "git_log", Description: "Return recent git commits for a repository.",
+		{Name: "git_log", Description: "Return recent git commits for a repository (from HEAD or a ref), optionally of one path, filtered by message text or author, with skip for paging.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.log)},
 		{Name: "git_blame", Description: "Return porcelain git blame information for a file.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.blame)},
@@ -349,7 +353,10 @@ func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]hi
 			return nil, err
 		}
 	}
-	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path})
+	if strings.HasPrefix(in.Ref, "-") {
+		return nil, registry.InvalidArg("ref", fmt.Sprintf("ref %q starts with '-'", in.Ref))
+	}
+	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path, Skip: in.Skip, Ref: in.Ref, Grep: in.Grep, Author: in.Author})
 	if err != nil {
 		return nil, toolError(err)
 	}

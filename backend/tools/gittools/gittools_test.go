@@ -247,6 +247,24 @@ func TestBranchLogBlameWorktree(t *testing.T) {
 	}
 	e.fails(dir, "git_log", map[string]any{"limit": 500}, protocol.CodeValidation, "limit")
 
+	// The filters: ref, skip, grep (message) and author, each as git answers.
+	e.ok(dir, "git_log", map[string]any{"ref": "feature", "grep": "FIRST", "author": "T"}, &log)
+	if len(log) != 1 || log[0].Subject != "first" {
+		t.Errorf("git_log(ref feature, grep FIRST) = %+v", log)
+	}
+	e.ok(dir, "git_log", map[string]any{"skip": 1}, &log)
+	if len(log) != 1 || log[0].Subject != "first" {
+		t.Errorf("git_log(skip 1) = %+v", log)
+	}
+	e.ok(dir, "git_log", map[string]any{"grep": "no such text"}, &log)
+	if len(log) != 0 {
+		t.Errorf("git_log(grep no such text) = %+v", log)
+	}
+	e.fails(dir, "git_log", map[string]any{"ref": "-all"}, protocol.CodeValidation, "ref")
+	e.fails(dir, "git_log", map[string]any{"grep": strings.Repeat("x", 2000)}, protocol.CodeValidation, "grep")
+	e.fails(dir, "git_log", map[string]any{"skip": -1}, protocol.CodeValidation, "skip")
+	e.fails(dir, "git_log", map[string]any{"ref": "nope"}, protocol.CodeToolFailed, "nope")
+
 	var blame struct {
 		Path  string
 		Lines []struct {

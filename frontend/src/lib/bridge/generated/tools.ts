@@ -2035,6 +2035,14 @@ export interface LogInput {
   limit?: number;
   /** only commits that changed this repository-relative path */
   path?: string;
+  /** leave out the first N matching commits (git log --skip) */
+  skip?: number;
+  /** the revision to start from: a branch, tag, hash or expression like HEAD~2 (default HEAD) */
+  ref?: string;
+  /** only commits whose message contains this text, ignoring case (git log -i -F --grep) */
+  grep?: string;
+  /** only commits whose author name or email contains this text, ignoring case (git log -i -F --author) */
+  author?: string;
 }
 
 /**
@@ -4432,7 +4440,7 @@ export interface ToolTypes {
   git_diff: { input: DiffInput; output: unknown };
   /** Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs. */
   git_identity_detect: { input: CwdInput; output: IdentityDetection | null };
-  /** Return recent git commits for a repository. */
+  /** Return recent git commits for a repository (from HEAD or a ref), optionally of one path, filtered by message text or author, with skip for paging. */
   git_log: { input: LogInput; output: HistoryLogEntry[] | null };
   /** Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone. */
   git_restore: { input: RestoreInput; output: unknown };
