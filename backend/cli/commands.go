@@ -131,6 +131,7 @@ var commandTable = []Command{
 	{Name: "branch", Tool: "git_branch", Slots: []string{"action", "name"}, Summary: "List, create or switch branches: branch [list|create|switch] [name]", Group: groupFiles},
 	{Name: "worktree", Tool: "git_worktree", Slots: []string{"action", "path"}, Summary: "List, create or remove worktrees: worktree [list|create|remove] [path]", Group: groupFiles},
 	{Name: "log", Tool: "git_log", Slots: []string{"path"}, Summary: "Show recent commits (--limit N --skip N --ref REV --grep TEXT --author TEXT), optionally of one path", Group: groupFiles},
+	{Name: "show", Tool: "git_show", Slots: []string{"rev", "path"}, Summary: "Show a commit: message, author, files with counts and its patch (as git show --diff-merges=first-parent), optionally of one path", Group: groupFiles},
 	{Name: "blame", Tool: "git_blame", Slots: []string{"path"}, Summary: "Show who last changed each line of <path> (--startLine/--endLine)", Group: groupFiles},
 	{Name: "checkpoint create", Tool: "git_checkpoint_create", Slots: []string{"label"}, Summary: "Snapshot the working tree and index as a checkpoint", Group: groupFiles},
 	{Name: "checkpoint list", Tool: "git_checkpoint_list", Summary: "List checkpoints, newest first", Group: groupFiles},

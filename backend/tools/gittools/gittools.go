@@ -1,6 +1,6 @@
 // Package gittools registers the git tools: git_status, git_diff,
 // git_stage, git_unstage, git_restore, git_commit, git_branch,
-// git_worktree, git_log, git_blame, git_identity_detect and the
+// git_worktree, git_log, git_show, git_blame, git_identity_detect and the
 // checkpoints (git_checkpoint_create/list/compare/restore), plus git_watch,
 // which streams a repository's changes so callers never poll.
 //
@@ -91,6 +91,14 @@ type LogInput struct {
 	Author string `json:"author,omitempty" jsonschema:"only commits whose author name or email contains this text, ignoring case (git log -i -F --author)" maxLength:"1024"`
 }
 
+// ShowInput is the input of git_show.
+type ShowInput struct {
+	Cwd            string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Rev            string `json:"rev" jsonschema:"the commit: a branch, tag, hash or expression like HEAD~2" maxLength:"1024"`
+	Path           string `json:"path,omitempty" jsonschema:"only the files at or under this repository-relative path"`
+	IncludePatches bool   `json:"includePatches,omitempty" jsonschema:"include each file's unified patch (false: status and line counts only)"`
+}
+
 // BlameInput is the input of git_blame.
 type BlameInput struct {
 	Cwd       string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
@@ -145,6 +153,8 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: writesFiles, Handler: registry.Handle(t.worktree)},
 		{Name: "git_log", Description: "Return recent git commits for a repository (from HEAD or a ref), optionally of one path, filtered by message text or author, with skip for paging.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.log)},
+		{Name: "git_show", Description: "Describe one commit like git show: message, author, committer, parents and the files it changed against its first parent (status, renames, +/- line counts, patches on request).",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.show)},
 		{Name: "git_blame", Description: "Return porcelain git blame information for a file.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.blame)},
 		{Name: "git_identity_detect", Description: "Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs.",
@@ -361,6 +371,31 @@ func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]hi
 		return nil, toolError(err)
 	}
 	return list, nil
+}
+
+// show is git_show.
+func (t *tools) show(ctx context.Context, call *registry.Call, in ShowInput) (*history.ShowResult, error) {
+	if strings.TrimSpace(in.Rev) == "" {
+		return nil, registry.InvalidArg("rev", "rev is required")
+	}
+	if strings.HasPrefix(in.Rev, "-") {
+		return nil, registry.InvalidArg("rev", fmt.Sprintf("rev %q starts with '-'", in.Rev))
+	}
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	path := ""
+	if in.Path != "" {
+		if path, err = confine(rp, "path", in.Path); err != nil {
+			return nil, err
+		}
+	}
+	res, err := history.Show(ctx, rp, history.ShowOptions{Rev: in.Rev, Path: path, IncludePatches: in.IncludePatches})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return res, nil
 }
 
 // blame is git_blame.
