@@ -180,3 +180,38 @@ func TestShowArguments(t *testing.T) {
 		t.Errorf("Show(nope) = %v, want an unknown revision naming it", err)
 	}
 }
+
+// TestShowGitlinksAndNames covers a submodule entry added and moved, a
+// file without a final newline, names git quotes, and an empty commit.
+func TestShowGitlinksAndNames(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "plain.txt", "no newline")
+	writeFile(t, dir, "ünï cödé.txt", "x\n")
+	writeFile(t, dir, "tab\there.txt", "t\n")
+	commitAll(t, dir, 1700000000, "root")
+	git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("ab", 20)+",sub")
+	writeFile(t, dir, "plain.txt", "no newline, changed")
+	writeFile(t, dir, "ünï cödé.txt", "x\ny\n")
+	git(t, dir, "add", "plain.txt", "ünï cödé.txt")
+	gitAt(t, dir, 1700000100, "commit", "-q", "-m", "add a gitlink")
+	git(t, dir, "update-index", "--cacheinfo", "160000,"+strings.Repeat("cd", 20)+",sub")
+	gitAt(t, dir, 1700000200, "commit", "-q", "-m", "move the gitlink")
+	gitAt(t, dir, 1700000300, "commit", "-q", "--allow-empty", "-m", "empty")
+	r := openRepo(t, dir)
+	for _, rev := range []string{"HEAD", "HEAD~1", "HEAD~2", "HEAD~3"} {
+		got, err := Show(testCtx(t), r, ShowOptions{Rev: rev, IncludePatches: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := gitShowFiles(t, dir, rev, ""); formatShowFiles(got.Files) != want {
+			t.Errorf("Show(%s) files =\n%s\nwant\n%s", rev, formatShowFiles(got.Files), want)
+		}
+		var patches strings.Builder
+		for _, f := range got.Files {
+			patches.WriteString(f.Diff)
+		}
+		if want := strings.TrimPrefix(git(t, dir, "show", "--format=", rev), "\n"); patches.String() != want {
+			t.Errorf("Show(%s) patches =\n%s\nwant\n%s", rev, patches.String(), want)
+		}
+	}
+}
