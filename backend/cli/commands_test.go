@@ -55,9 +55,10 @@ func TestCommandTable(t *testing.T) {
 	// (mv, rm, mkdir) and the two project commands of the projects issue
 	// (setup-detect, retry-project), and the four storage maintenance
 	// commands of the storage issue (storage-bundle, storage-clear,
-	// storage-screenshots, storage-prune).
-	if n := len(Commands()); n != 81+13+3+2+4 {
-		t.Errorf("the table has %d commands, want the original's 81, 13 git commands, 3 path commands, 2 project commands and 4 storage commands", n)
+	// storage-screenshots, storage-prune), and show of the git panel issue
+	// (21).
+	if n := len(Commands()); n != 81+13+3+2+4+1 {
+		t.Errorf("the table has %d commands, want the original's 81, 13 git commands, 3 path commands, 2 project commands, 4 storage commands and show", n)
 	}
 }
 

@@ -436,6 +436,116 @@ func renderLog(content json.RawMessage, format string, c palette) (string, bool)
 	return b.String(), true
 }
 
+// showResult is what renderShow reads of git_show's result.
+type showResult struct {
+	Hash      string   `json:"hash"`
+	ShortHash string   `json:"shortHash"`
+	Parents   []string `json:"parents"`
+	Refs      string   `json:"refs"`
+	Message   string   `json:"message"`
+	Author    struct {
+		Name  string `json:"name"`
+		Email string `json:"email"`
+		Date  string `json:"date"`
+	} `json:"author"`
+	Files []struct {
+		Path      string `json:"path"`
+		OldPath   string `json:"originalPath"`
+		Additions int    `json:"additions"`
+		Deletions int    `json:"deletions"`
+		Binary    bool   `json:"binary"`
+		Diff      string `json:"diff"`
+	} `json:"files"`
+}
+
+// renderShow writes git_show's result as git show --diff-merges=first-parent
+// prints it: the medium header (a merge's abbreviated parents on a Merge:
+// line), the message indented by four spaces, then the patch (or numstat
+// lines, a rename as "old => new").
+func renderShow(content json.RawMessage, numstat bool, c palette) (string, bool) {
+	var s showResult
+	if json.Unmarshal(content, &s) != nil || s.Hash == "" {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(c.paint(sgrYellow, "commit "+s.Hash))
+	if s.Refs != "" {
+		b.WriteString(" " + decoration(s.Refs, c))
+	}
+	b.WriteString("\n")
+	if len(s.Parents) > 1 {
+		short := make([]string, len(s.Parents))
+		for i, p := range s.Parents {
+			short[i] = p[:min(max(7, len(s.ShortHash)), len(p))]
+		}
+		b.WriteString("Merge: " + strings.Join(short, " ") + "\n")
+	}
+	fmt.Fprintf(&b, "Author: %s <%s>\nDate:   %s\n", s.Author.Name, s.Author.Email, gitDate(s.Author.Date))
+	// git skips the message's leading and trailing blank lines.
+	lines := strings.Split(strings.TrimRight(s.Message, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	b.WriteString("\n")
+	for _, l := range lines {
+		b.WriteString("    " + l + "\n")
+	}
+	if len(s.Files) > 0 {
+		b.WriteString("\n")
+	}
+	for _, f := range s.Files {
+		name := f.Path
+		if f.OldPath != "" {
+			name = renameName(f.OldPath, f.Path)
+		}
+		switch {
+		case numstat && f.Binary:
+			fmt.Fprintf(&b, "-\t-\t%s\n", name)
+		case numstat:
+			fmt.Fprintf(&b, "%d\t%d\t%s\n", f.Additions, f.Deletions, name)
+		default:
+			writeColoredPatch(&b, f.Diff, c)
+		}
+	}
+	return b.String(), true
+}
+
+// renameName is how git's numstat names a rename: the directories both
+// paths share, before and after the part that differs, stay outside braces
+// ("dir/{a.txt => b.txt}", "{old => new}/f.txt"); with nothing shared it is
+// "old => new".
+func renameName(a, b string) string {
+	at := func(s string, i int) byte {
+		if i >= 0 && i < len(s) {
+			return s[i]
+		}
+		return 0 // the end of a string matches the other's end
+	}
+	pfx := 0 // the common leading directories, with their slash
+	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
+		if a[i] == '/' {
+			pfx = i + 1
+		}
+	}
+	// The common trailing part from a slash on; it may reach back onto the
+	// prefix's own slash.
+	low := pfx
+	if pfx > 0 {
+		low--
+	}
+	sfx := 0
+	for i, j := len(a), len(b); i >= low && j >= low && at(a, i) == at(b, j); i, j = i-1, j-1 {
+		if at(a, i) == '/' {
+			sfx = len(a) - i
+		}
+	}
+	midA, midB := max(0, len(a)-pfx-sfx), max(0, len(b)-pfx-sfx)
+	if pfx+sfx == 0 {
+		return a + " => " + b
+	}
+	return a[:pfx] + "{" + a[pfx:pfx+midA] + " => " + b[pfx:pfx+midB] + "}" + a[len(a)-sfx:]
+}
+
 // gitDate turns an ISO 8601 date into git's default date format
 // ("Wed Dec 2 03:19:58 2026 +0000"); an unreadable one is kept.
 func gitDate(iso string) string {

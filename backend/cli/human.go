@@ -53,6 +53,19 @@ var humanCommands = map[string]humanCommand{
 		flags:    []string{"oneline", "format", "pretty"},
 		render:   (*runner).renderLogCmd,
 	},
+	"show": {
+		help:     "Prints the commit as git show --diff-merges=first-parent does (header, indented message, patch; --numstat: counts instead of the patch); --json for the result.",
+		booleans: []string{"numstat"},
+		flags:    []string{"numstat"},
+		prepare: func(r *runner, p Params) {
+			if _, set := p["includePatches"]; !set && !r.p.json && !r.a.Bool("numstat") {
+				p["includePatches"] = word("true")
+			}
+		},
+		render: func(r *runner, _ Params, content json.RawMessage) int {
+			return r.printText(renderShow(content, r.a.Bool("numstat"), r.colors()))
+		},
+	},
 	"blame": {
 		help:     "Prints git blame's default lines (dates in the local time zone; root commits without \"^\", as with --root); --json for the result.",
 		booleans: []string{"root"},

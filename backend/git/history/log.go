@@ -38,16 +38,35 @@ type LogOptions struct {
 	// (repository-relative), like `git log -- <path>`. It is a literal path,
 	// not a glob.
 	Path string
+	// Skip leaves out the first Skip commits that pass the filters, like
+	// `git log --skip N`.
+	Skip int
+	// Ref is the revision the walk starts from (a branch, tag, hash or an
+	// expression like HEAD~2); "" means HEAD, like `git log <ref>`.
+	Ref string
+	// Grep keeps commits whose message contains it, ignoring case, like
+	// `git log -i -F --grep <grep>`.
+	Grep string
+	// Author keeps commits whose author "Name <email>" contains it,
+	// ignoring case, like `git log -i -F --author <author>`. With Grep,
+	// a commit must match both (as git combines --author and --grep).
+	Author string
 }
 
 // Default and maximum number of commits Log returns.
 const (
 	DefaultLogLimit = 30
 	MaxLogLimit     = 200
+	// MaxLogSkip bounds LogOptions.Skip.
+	MaxLogSkip = 10_000_000
+	// MaxLogPattern bounds the length of LogOptions.Grep, Author and Ref.
+	MaxLogPattern = 1024
 )
 
-// Log lists the commits reachable from HEAD, newest first, in the order of
-// `git log` (committer date, first-in first-out among equal dates).
+// Log lists the commits reachable from HEAD (or opts.Ref), newest first, in
+// the order of `git log` (committer date, first-in first-out among equal
+// dates), keeping those that pass opts' path, message and author filters
+// and leaving out the first opts.Skip of them.
 //
 // With a path, commits are kept like `git log -- <path>` with git's
 // default history simplification: a commit is shown when the path differs
@@ -63,6 +82,20 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 	if limit < 1 || limit > MaxLogLimit {
 		return nil, &repo.ArgumentError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxLogLimit)}
 	}
+	if opts.Skip < 0 || opts.Skip > MaxLogSkip {
+		return nil, &repo.ArgumentError{Field: "skip", Reason: fmt.Sprintf("must be between 0 and %d", MaxLogSkip)}
+	}
+	for _, f := range []struct{ name, value string }{{"ref", opts.Ref}, {"grep", opts.Grep}, {"author", opts.Author}} {
+		if len(f.value) > MaxLogPattern {
+			return nil, &repo.ArgumentError{Field: f.name, Reason: fmt.Sprintf("is longer than %d bytes", MaxLogPattern)}
+		}
+		if strings.ContainsAny(f.value, "\n\x00") {
+			return nil, &repo.ArgumentError{Field: f.name, Reason: "must be a single line"}
+		}
+	}
+	if strings.HasPrefix(opts.Ref, "-") {
+		return nil, &repo.ArgumentError{Field: "ref", Reason: fmt.Sprintf("%q starts with '-'", opts.Ref)}
+	}
 	path := ""
 	if opts.Path != "" && opts.Path != "." && opts.Path != "./" {
 		p, err := r.Confine(opts.Path)
@@ -76,15 +109,26 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	out := []LogEntry{}
-	if head.Hash.IsZero() {
+	tip := head.Hash
+	if opts.Ref != "" && opts.Ref != "HEAD" {
+		res, err := resolveCommit(r, opts.Ref)
+		if err != nil {
+			return nil, err
+		}
+		tip = res.Hash
+	}
+	if tip.IsZero() {
 		return out, nil
 	}
+	grep, author := strings.ToLower(opts.Grep), strings.ToLower(opts.Author)
+	commits := map[plumbing.Hash]*object.Commit{}
+	skip := opts.Skip
 
 	s, release := walkStorer(r)
 	defer release()
 	cs := newCommitSource(r, s)
 	defer cs.close()
-	start, err := cs.get(head.Hash)
+	start, err := cs.get(tip)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
@@ -129,6 +173,22 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 				q.put(p, p.When)
 			}
 		}
+		if show && (grep != "" || author != "") {
+			// The message filters need the commit object; they run after
+			// the walk's cheap steps, on the commits the path kept.
+			c, err := object.GetCommit(s, n.Hash)
+			if err != nil {
+				return nil, fmt.Errorf("log: read commit %s: %w", n.Hash, err)
+			}
+			show = matchesCommit(c, grep, author)
+			if show {
+				commits[n.Hash] = c
+			}
+		}
+		if show && skip > 0 {
+			skip--
+			show = false
+		}
 		if show {
 			shown = append(shown, n.Hash)
 		}
@@ -140,9 +200,11 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 	}
 	abbrev := abbrevLen(r)
 	for _, h := range shown {
-		c, err := object.GetCommit(s, h)
-		if err != nil {
-			return nil, fmt.Errorf("log: read commit %s: %w", h, err)
+		c := commits[h]
+		if c == nil {
+			if c, err = object.GetCommit(s, h); err != nil {
+				return nil, fmt.Errorf("log: read commit %s: %w", h, err)
+			}
 		}
 		out = append(out, LogEntry{
 			Hash:        h.String(),
@@ -155,6 +217,19 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		})
 	}
 	return out, nil
+}
+
+// matchesCommit reports whether c passes the lower-cased message and
+// author filters ("" matches everything). git matches --author against the
+// author header's "Name <email>", without the timestamp.
+func matchesCommit(c *object.Commit, grep, author string) bool {
+	if grep != "" && !strings.Contains(strings.ToLower(c.Message), grep) {
+		return false
+	}
+	if author != "" && !strings.Contains(strings.ToLower(c.Author.Name+" <"+c.Author.Email+">"), author) {
+		return false
+	}
+	return true
 }
 
 // simplify applies git's default path-limited simplification to one

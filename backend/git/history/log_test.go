@@ -209,3 +209,73 @@ func TestLogLongHistoryIsFast(t *testing.T) {
 	}
 	t.Logf("Log(limit 30, rare path) of 10k commits: %v", time.Since(start))
 }
+
+// TestLogFiltersMatchGit compares skip, ref, grep and author, alone and
+// combined with a path and a limit, with `git log --skip N -i -F --grep G
+// --author A <ref> -- <path>`.
+func TestLogFiltersMatchGit(t *testing.T) {
+	t.Parallel()
+	refs := []string{"", "HEAD", "b1", "HEAD~2", "origin/main", "main^2"}
+	greps := []string{"", "EDIT", "merge", "body LINE", "(ours)", "step 1", "no such message"}
+	authors := []string{"", "user", "OTHER@", "example.com", "r <o", "nobody"}
+	paths := []string{"", "b1", "common"}
+	for seed := int64(5); seed <= 6; seed++ {
+		dir := buildHistory(t, seed, 60)
+		r := openRepo(t, dir)
+		rng := rand.New(rand.NewSource(seed))
+		check := func(stage string) {
+			for range 40 {
+				opts := LogOptions{Limit: []int{200, 4}[rng.Intn(2)], Skip: []int{0, 0, 2, 7}[rng.Intn(4)],
+					Ref: refs[rng.Intn(len(refs))], Grep: greps[rng.Intn(len(greps))],
+					Author: authors[rng.Intn(len(authors))], Path: paths[rng.Intn(len(paths))]}
+				args := []string{"log", logFormat, fmt.Sprintf("-n%d", opts.Limit), fmt.Sprintf("--skip=%d", opts.Skip), "-i", "-F"}
+				if opts.Grep != "" {
+					args = append(args, "--grep="+opts.Grep)
+				}
+				if opts.Author != "" {
+					args = append(args, "--author="+opts.Author)
+				}
+				ref := opts.Ref
+				if ref == "" {
+					ref = "HEAD"
+				}
+				if _, err := gitE(dir, nil, "rev-parse", "-q", "--verify", ref+"^{commit}"); err != nil {
+					if _, err := Log(testCtx(t), r, opts); !IsUnknownRevision(err) {
+						t.Fatalf("Log(ref %q) = %v, want an unknown revision", ref, err)
+					}
+					continue
+				}
+				args = append(args, ref, "--")
+				if opts.Path != "" {
+					args = append(args, opts.Path)
+				}
+				got, err := Log(testCtx(t), r, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := git(t, dir, args...); formatLog(got) != want {
+					t.Fatalf("seed %d %s: Log(%+v) =\n%s\nwant (git %q)\n%s", seed, stage, opts, formatLog(got), args, want)
+				}
+			}
+		}
+		check("loose")
+		git(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+		check("commit-graph")
+	}
+}
+
+func TestLogFilterArguments(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "f", "1\n")
+	commitAll(t, dir, 1700000000, "first")
+	r := openRepo(t, dir)
+	long := strings.Repeat("x", MaxLogPattern+1)
+	for _, opts := range []LogOptions{{Skip: -1}, {Skip: MaxLogSkip + 1}, {Ref: "-x"}, {Ref: long}, {Grep: long}, {Author: long}, {Grep: "a\nb"}} {
+		if _, err := Log(testCtx(t), r, opts); !repo.IsArgumentError(err) {
+			t.Errorf("Log(%+v) = %v, want a repo.ArgumentError", opts, err)
+		}
+	}
+	if _, err := Log(testCtx(t), r, LogOptions{Ref: "nope"}); !IsUnknownRevision(err) || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("Log(ref nope) = %v, want an unknown revision naming it", err)
+	}
+}

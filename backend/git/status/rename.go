@@ -252,3 +252,38 @@ func (f *renameFile) load(s storer.EncodedObjectStorer) {
 	f.size = len(b)
 	f.counts = patch.NewFingerprint(b)
 }
+
+// RenameCandidate is a deleted (source) or added (destination) file for
+// [DetectRenames]: its path, blob and git mode.
+type RenameCandidate struct {
+	Path string
+	Hash plumbing.Hash
+	Mode uint32
+}
+
+// Rename says that destination Dst is source Src renamed; Score is out of
+// [patch.MaxScore] (MaxScore: identical content).
+type Rename struct {
+	Src, Dst, Score int
+}
+
+// DetectRenames pairs deleted and added files with git's diffcore-rename
+// (renames only, -M50%), as git status and git diff do; limit is
+// diff.renameLimit (0: git's own fallback). It is the detection the status
+// engine uses, for callers that compare two trees (git_show).
+func DetectRenames(ctx context.Context, s storer.EncodedObjectStorer, srcs, dsts []RenameCandidate, limit int) []Rename {
+	sf := make([]*renameFile, len(srcs))
+	for i, c := range srcs {
+		sf[i] = &renameFile{path: c.Path, hash: c.Hash, mode: c.Mode}
+	}
+	df := make([]*renameFile, len(dsts))
+	for i, c := range dsts {
+		df[i] = &renameFile{path: c.Path, hash: c.Hash, mode: c.Mode}
+	}
+	pairs := detectRenames(ctx, s, sf, df, limit)
+	out := make([]Rename, len(pairs))
+	for i, p := range pairs {
+		out[i] = Rename{Src: p.src, Dst: p.dst, Score: p.score}
+	}
+	return out
+}

@@ -1,6 +1,6 @@
 // Package gittools registers the git tools: git_status, git_diff,
 // git_stage, git_unstage, git_restore, git_commit, git_branch,
-// git_worktree, git_log, git_blame, git_identity_detect and the
+// git_worktree, git_log, git_show, git_blame, git_identity_detect and the
 // checkpoints (git_checkpoint_create/list/compare/restore), plus git_watch,
 // which streams a repository's changes so callers never poll.
 //
@@ -82,9 +82,21 @@ type WorktreeInput struct {
 
 // LogInput is the input of git_log.
 type LogInput struct {
-	Cwd   string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of commits" minimum:"1" maximum:"200" default:"30"`
-	Path  string `json:"path,omitempty" jsonschema:"only commits that changed this repository-relative path"`
+	Cwd    string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"number of commits" minimum:"1" maximum:"200" default:"30"`
+	Path   string `json:"path,omitempty" jsonschema:"only commits that changed this repository-relative path"`
+	Skip   int    `json:"skip,omitempty" jsonschema:"leave out the first N matching commits (git log --skip)" minimum:"0" maximum:"10000000"`
+	Ref    string `json:"ref,omitempty" jsonschema:"the revision to start from: a branch, tag, hash or expression like HEAD~2 (default HEAD)" maxLength:"1024"`
+	Grep   string `json:"grep,omitempty" jsonschema:"only commits whose message contains this text, ignoring case (git log -i -F --grep)" maxLength:"1024"`
+	Author string `json:"author,omitempty" jsonschema:"only commits whose author name or email contains this text, ignoring case (git log -i -F --author)" maxLength:"1024"`
+}
+
+// ShowInput is the input of git_show.
+type ShowInput struct {
+	Cwd            string `json:"cwd,omitempty" jsonschema:"a path inside the git repository (default: the caller's working directory)"`
+	Rev            string `json:"rev" jsonschema:"the commit: a branch, tag, hash or expression like HEAD~2" maxLength:"1024"`
+	Path           string `json:"path,omitempty" jsonschema:"only the files at or under this repository-relative path"`
+	IncludePatches bool   `json:"includePatches,omitempty" jsonschema:"include each file's unified patch (false: status and line counts only)"`
 }
 
 // BlameInput is the input of git_blame.
@@ -139,8 +151,10 @@ func Register(r *registry.Registry, d Deps) {
 			Capabilities: writesFiles, Handler: registry.Handle(t.branch)},
 		{Name: "git_worktree", Description: "List, create, or remove git worktrees.",
 			Capabilities: writesFiles, Handler: registry.Handle(t.worktree)},
-		{Name: "git_log", Description: "Return recent git commits for a repository.",
+		{Name: "git_log", Description: "Return recent git commits for a repository (from HEAD or a ref), optionally of one path, filtered by message text or author, with skip for paging.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.log)},
+		{Name: "git_show", Description: "Describe one commit like git show: message, author, committer, parents and the files it changed against its first parent (status, renames, +/- line counts, patches on request).",
+			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.show)},
 		{Name: "git_blame", Description: "Return porcelain git blame information for a file.",
 			Capabilities: protocol.ReadOnly(), Handler: registry.Handle(t.blame)},
 		{Name: "git_identity_detect", Description: "Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs.",
@@ -349,11 +363,39 @@ func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]hi
 			return nil, err
 		}
 	}
-	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path})
+	if strings.HasPrefix(in.Ref, "-") {
+		return nil, registry.InvalidArg("ref", fmt.Sprintf("ref %q starts with '-'", in.Ref))
+	}
+	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path, Skip: in.Skip, Ref: in.Ref, Grep: in.Grep, Author: in.Author})
 	if err != nil {
 		return nil, toolError(err)
 	}
 	return list, nil
+}
+
+// show is git_show.
+func (t *tools) show(ctx context.Context, call *registry.Call, in ShowInput) (*history.ShowResult, error) {
+	if strings.TrimSpace(in.Rev) == "" {
+		return nil, registry.InvalidArg("rev", "rev is required")
+	}
+	if strings.HasPrefix(in.Rev, "-") {
+		return nil, registry.InvalidArg("rev", fmt.Sprintf("rev %q starts with '-'", in.Rev))
+	}
+	rp, err := t.openRepo(ctx, call, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	path := ""
+	if in.Path != "" {
+		if path, err = confine(rp, "path", in.Path); err != nil {
+			return nil, err
+		}
+	}
+	res, err := history.Show(ctx, rp, history.ShowOptions{Rev: in.Rev, Path: path, IncludePatches: in.IncludePatches})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return res, nil
 }
 
 // blame is git_blame.

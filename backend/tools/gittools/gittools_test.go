@@ -247,6 +247,40 @@ func TestBranchLogBlameWorktree(t *testing.T) {
 	}
 	e.fails(dir, "git_log", map[string]any{"limit": 500}, protocol.CodeValidation, "limit")
 
+	// The filters: ref, skip, grep (message) and author, each as git answers.
+	e.ok(dir, "git_log", map[string]any{"ref": "feature", "grep": "FIRST", "author": "T"}, &log)
+	if len(log) != 1 || log[0].Subject != "first" {
+		t.Errorf("git_log(ref feature, grep FIRST) = %+v", log)
+	}
+	e.ok(dir, "git_log", map[string]any{"skip": 1}, &log)
+	if len(log) != 1 || log[0].Subject != "first" {
+		t.Errorf("git_log(skip 1) = %+v", log)
+	}
+	e.ok(dir, "git_log", map[string]any{"grep": "no such text"}, &log)
+	if len(log) != 0 {
+		t.Errorf("git_log(grep no such text) = %+v", log)
+	}
+	e.fails(dir, "git_log", map[string]any{"ref": "-all"}, protocol.CodeValidation, "ref")
+	e.fails(dir, "git_log", map[string]any{"grep": strings.Repeat("x", 2000)}, protocol.CodeValidation, "grep")
+	e.fails(dir, "git_log", map[string]any{"skip": -1}, protocol.CodeValidation, "skip")
+	e.fails(dir, "git_log", map[string]any{"ref": "nope"}, protocol.CodeToolFailed, "nope")
+
+	var show struct {
+		Subject string
+		Parents []string
+		Author  struct{ Name string }
+		Files   []struct{ Path, Status, Diff string }
+	}
+	e.ok(dir, "git_show", map[string]any{"rev": "HEAD", "includePatches": true}, &show)
+	if show.Subject != "main moves" || len(show.Parents) != 1 || len(show.Files) != 1 || show.Files[0].Status != "M" ||
+		!strings.Contains(show.Files[0].Diff, "+on main") {
+		t.Errorf("git_show = %+v", show)
+	}
+	e.fails(dir, "git_show", map[string]any{}, protocol.CodeValidation, "rev")
+	e.fails(dir, "git_show", map[string]any{"rev": "--output=x"}, protocol.CodeValidation, "rev")
+	e.fails(dir, "git_show", map[string]any{"rev": "HEAD", "path": "../x"}, protocol.CodeValidation, "path")
+	e.fails(dir, "git_show", map[string]any{"rev": "nope"}, protocol.CodeToolFailed, "nope")
+
 	var blame struct {
 		Path  string
 		Lines []struct {
@@ -325,7 +359,7 @@ func TestWatchStreamsChanges(t *testing.T) {
 func TestToolsAndCapabilities(t *testing.T) {
 	e := newEnv(t)
 	want := map[string]protocol.Capability{
-		"git_status": protocol.CapReadOnly, "git_diff": protocol.CapReadOnly, "git_log": protocol.CapReadOnly,
+		"git_status": protocol.CapReadOnly, "git_diff": protocol.CapReadOnly, "git_log": protocol.CapReadOnly, "git_show": protocol.CapReadOnly,
 		"git_blame": protocol.CapReadOnly, "git_identity_detect": protocol.CapReadOnly, "git_checkpoint_list": protocol.CapReadOnly,
 		"git_checkpoint_compare": protocol.CapReadOnly, "git_watch": protocol.CapReadOnly,
 		"git_stage": protocol.CapWritesFiles, "git_unstage": protocol.CapWritesFiles, "git_commit": protocol.CapWritesFiles,
@@ -335,7 +369,7 @@ func TestToolsAndCapabilities(t *testing.T) {
 		"git_restore":           protocol.CapDestructive, "git_checkpoint_restore": protocol.CapDestructive,
 	}
 	if names := e.reg.Names(); len(names) != len(want) {
-		t.Errorf("registered %d tools %v, want the 15 git tools and git_watch", len(names), names)
+		t.Errorf("registered %d tools %v, want the 16 git tools and git_watch", len(names), names)
 	}
 	for name, c := range want {
 		d, ok := e.reg.Describe(name)

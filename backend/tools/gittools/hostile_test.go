@@ -155,6 +155,7 @@ func TestSpecialFilesInRepository(t *testing.T) {
 		{"git_diff", nil},
 		{"git_log", nil},
 		{"git_blame", map[string]any{"path": "a.txt"}},
+		{"git_show", map[string]any{"rev": "HEAD", "includePatches": true}},
 		{"git_branch", nil},
 		{"git_worktree", nil},
 		{"git_identity_detect", nil},

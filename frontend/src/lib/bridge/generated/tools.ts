@@ -2035,6 +2035,14 @@ export interface LogInput {
   limit?: number;
   /** only commits that changed this repository-relative path */
   path?: string;
+  /** leave out the first N matching commits (git log --skip) */
+  skip?: number;
+  /** the revision to start from: a branch, tag, hash or expression like HEAD~2 (default HEAD) */
+  ref?: string;
+  /** only commits whose message contains this text, ignoring case (git log -i -F --grep) */
+  grep?: string;
+  /** only commits whose author name or email contains this text, ignoring case (git log -i -F --author) */
+  author?: string;
 }
 
 /**
@@ -2432,6 +2440,21 @@ export interface PermissionRequest {
   action: string;
   args: unknown;
   createdAt: number;
+}
+
+/**
+ * Person is a commit's author or committer.
+ *
+ * (Go: history.Person)
+ */
+export interface Person {
+  name: string;
+  email: string;
+  /**
+   * Date is strict ISO 8601 with the person's own offset, as git's %aI
+   * and %cI print it.
+   */
+  date: string;
 }
 
 /**
@@ -3477,6 +3500,74 @@ export interface SetupDetection {
 }
 
 /**
+ * ShowFile is one file a commit changed, against its first parent.
+ *
+ * (Go: history.ShowFile)
+ */
+export interface ShowFile {
+  path: string;
+  /** OriginalPath is the source of a rename (status R). */
+  originalPath?: string;
+  /**
+   * Status is git's letter: A added, M modified, D deleted, R renamed,
+   * T type changed (a file became a symbolic link or the reverse).
+   */
+  status: string;
+  additions: number;
+  deletions: number;
+  /** Binary says git counts no lines for the file (numstat "-"). */
+  binary: boolean;
+  /**
+   * Diff is the unified patch, as `git show` prints it for the file (""
+   * unless patches were asked for, or when Large).
+   */
+  diff?: string;
+  /**
+   * Large says the patch was left out because a side is larger than
+   * [MaxShowPatchBytes] (the counts stay exact).
+   */
+  large?: boolean;
+}
+
+/**
+ * ShowInput is the input of git_show.
+ *
+ * (Go: gittools.ShowInput)
+ */
+export interface ShowInput {
+  /** a path inside the git repository (default: the caller's working directory) */
+  cwd?: string;
+  /** the commit: a branch, tag, hash or expression like HEAD~2 */
+  rev: string;
+  /** only the files at or under this repository-relative path */
+  path?: string;
+  /** include each file's unified patch (false: status and line counts only) */
+  includePatches?: boolean;
+}
+
+/**
+ * ShowResult is what git_show returns.
+ *
+ * (Go: history.ShowResult)
+ */
+export interface ShowResult {
+  hash: string;
+  shortHash: string;
+  parents: string[] | null;
+  author: Person;
+  committer: Person;
+  /** Message is the full commit message, as stored. */
+  message: string;
+  subject: string;
+  /** Refs is git's %D decoration of the commit. */
+  refs: string;
+  files: ShowFile[] | null;
+  /** TotalAdditions and TotalDeletions sum the files' counts. */
+  totalAdditions: number;
+  totalDeletions: number;
+}
+
+/**
  * Snapshot is a terminal with its replayable scrollback.
  *
  * (Go: process.Snapshot)
@@ -4240,6 +4331,7 @@ export type ToolName =
   | 'git_identity_detect'
   | 'git_log'
   | 'git_restore'
+  | 'git_show'
   | 'git_stage'
   | 'git_status'
   | 'git_unstage'
@@ -4439,10 +4531,12 @@ export interface ToolTypes {
   git_diff: { input: DiffInput; output: unknown };
   /** Detect local Git commit identity suggestions from repo/global git config and installed provider CLIs. */
   git_identity_detect: { input: CwdInput; output: IdentityDetection | null };
-  /** Return recent git commits for a repository. */
+  /** Return recent git commits for a repository (from HEAD or a ref), optionally of one path, filtered by message text or author, with skip for paging. */
   git_log: { input: LogInput; output: HistoryLogEntry[] | null };
   /** Restore file or hunk changes with guardrails for destructive actions. A checkpoint of the present state is taken first, so the restore can be undone. */
   git_restore: { input: RestoreInput; output: unknown };
+  /** Describe one commit like git show: message, author, committer, parents and the files it changed against its first parent (status, renames, +/- line counts, patches on request). */
+  git_show: { input: ShowInput; output: ShowResult | null };
   /** Stage one or more files, or apply a supplied patch to the index. */
   git_stage: { input: GitStageInput; output: unknown };
   /** Return structured git status with staged, unstaged, and untracked file sections. */
