@@ -47,6 +47,12 @@ const (
 	// FramePollWait is how long [Manager.FrameHandler] waits for a new
 	// frame before it answers 204.
 	FramePollWait = 2 * time.Second
+	// inputRepaintWait is how long after a click, key or wheel from a view
+	// the screencast may stay silent before the view is given a still of
+	// the page and the screencast is started again: Chrome may stop
+	// sending frames (an acknowledgement lost across a restart, a busy
+	// compositor), and a person who clicked must see what the click did.
+	inputRepaintWait = 700 * time.Millisecond
 )
 
 // FramePath is the URL prefix of the live-view frames:
@@ -69,6 +75,8 @@ type view struct {
 	fast      int
 	lastFrame time.Time
 	modeReq   bool // a switch to motion frames is asked for
+	// repaintCheck says an input's repaint check is pending (one at a time).
+	repaintCheck bool
 }
 
 func (v *view) init() { v.notify = make(chan struct{}) }
@@ -485,7 +493,46 @@ func (t *Tab) Input(ctx context.Context, ev InputEvent) error {
 	if err != nil {
 		return t.fail("input", err)
 	}
+	if ev.Kind != InputMouse || ev.Type != string(input.DispatchMouseEventTypeMouseMoved) {
+		t.checkRepaint()
+	}
 	return nil
+}
+
+// checkRepaint makes sure a view sees what an input did: when no frame
+// came within inputRepaintWait of it while the screencast runs, a still of
+// the page is published and the screencast is started again. One check at
+// a time; a page the input did not change costs one still.
+func (t *Tab) checkRepaint() {
+	v := &t.view
+	v.mu.Lock()
+	if !v.casting || v.repaintCheck {
+		v.mu.Unlock()
+		return
+	}
+	v.repaintCheck = true
+	before := v.seq
+	v.mu.Unlock()
+	time.AfterFunc(inputRepaintWait, func() {
+		v.mu.Lock()
+		v.repaintCheck = false
+		stalled := v.casting && v.seq == before
+		v.mu.Unlock()
+		if !stalled || t.dead() {
+			return
+		}
+		t.stillFrame()
+		t.castMu.Lock()
+		defer t.castMu.Unlock()
+		v.mu.Lock()
+		casting := v.casting
+		v.mu.Unlock()
+		if casting {
+			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			defer cancel()
+			t.restartCast(ctx)
+		}
+	})
 }
 
 // dispatchKey sends one key event of a live view.

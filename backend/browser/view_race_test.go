@@ -1,12 +1,17 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 )
 
 // TestIdleStopRacingAPullKeepsTheViewLive: the tab loop stops a screencast
@@ -67,5 +72,54 @@ func TestIdleStopRacingAPullKeepsTheViewLive(t *testing.T) {
 			t.Fatalf("frame %d after the race: the view froze (streaming=%v): %v", i, tab.Streaming(), err)
 		}
 		seq = f.Seq
+	}
+}
+
+// TestStalledScreencastShowsAClick: Chrome may stop sending screencast
+// frames while meith believes the screencast runs (here it is stopped
+// behind the view's back). A click from the view that changes the page
+// still reaches the view: a still of the page stands in, and the
+// screencast is started again so later changes stream too.
+func TestStalledScreencastShowsAClick(t *testing.T) {
+	m := manager(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Click</title><style>html,body{margin:0;height:100%;background:rgb(0,128,0)}</style>
+			<body onclick="document.body.style.background='rgb(200,0,0)'; setTimeout(() => document.title = 'later', 1500)">`)
+	}))
+	t.Cleanup(srv.Close)
+	tab := open(t, m, "space:stall", srv.URL+"/click")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f, err := tab.NextFrame(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stall: the screencast ends, the view still thinks it runs.
+	if _, err := cdp.Call(ctx, tab.target, page.StopScreencast, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, typ := range []string{"mousePressed", "mouseReleased"} {
+		if err := tab.Input(ctx, InputEvent{Kind: InputMouse, Type: typ, X: 50, Y: 50, Button: "left", Buttons: 1, ClickCount: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer pcancel()
+	for {
+		f, err = tab.NextFrame(pctx, f.Seq)
+		if err != nil {
+			t.Fatalf("no frame shows the click: %v", err)
+		}
+		img, err := jpeg.Decode(bytes.NewReader(f.JPEG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, g, _, _ := img.At(10, 10).RGBA(); r>>8 > 150 && g>>8 < 60 {
+			break // red: the click shows
+		}
+	}
+	if !tab.Streaming() {
+		t.Error("the screencast is not running again after the stall")
 	}
 }
