@@ -106,8 +106,13 @@ describe('plugins in the window', { concurrency: false }, () => {
     await row.getByRole('button', { name: 'Enable' }).click();
     await row.getByRole('button', { name: 'Disable' }).waitFor();
 
-    // Open: a plugin tab named after the plugin, its page in the live view.
+    // Open: a plugin tab named after the plugin, its page in the live view
+    // (the drawer an earlier file left open would hide the page's button).
     await row.getByRole('button', { name: 'Open' }).click();
+    if ((await page.getByRole('region', { name: 'Bottom drawer' }).count()) > 0) {
+      await page.getByRole('button', { name: 'Toggle drawer' }).click();
+      await page.getByRole('region', { name: 'Bottom drawer' }).waitFor({ state: 'detached' });
+    }
     const strip = page.getByRole('tablist', { name: /pane tabs$/ }).first();
     await page.getByRole('tab', { name: new RegExp(NAME) }).first().waitFor({ timeout: 30_000 });
     void strip;
@@ -123,9 +128,16 @@ describe('plugins in the window', { concurrency: false }, () => {
     await eventually(async () => assert.equal(await inPage(tabId, "document.getElementById('ping').disabled"), false));
     const canvas = page.locator(`canvas[data-tab-id="${tabId}"]`);
     await canvas.waitFor({ timeout: 30_000 });
+    // The canvas shows this tab's page laid out for the pane (1:1 in CSS
+    // pixels), so a point on the canvas is the same point in the page.
     await eventually(async () => {
-      const drawn = await page.evaluate(() => window.__meithBrowserView?.framesDrawn ?? 0);
-      assert.ok(drawn > 0, 'the live view drew the page');
+      const v = await page.evaluate((id) => {
+        const r = document.querySelector(`canvas[data-tab-id="${id}"]`).getBoundingClientRect();
+        return { w: Math.round(r.width), h: Math.round(r.height), s: window.__meithBrowserView };
+      }, tabId);
+      assert.equal(v.s?.tabId, tabId);
+      assert.ok(v.s.framesDrawn > 0, 'the live view drew the page');
+      assert.deepEqual([v.s.deviceWidth, v.s.deviceHeight], [v.w, v.h]);
     });
 
     // Click the button ON THE CANVAS.
@@ -134,6 +146,7 @@ describe('plugins in the window', { concurrency: false }, () => {
     const button = state.content.elements.find((e) => e.tag === 'button' && /app_ping/.test(e.text ?? e.label ?? ''));
     assert.ok(button?.bounds, `the button in ${JSON.stringify(state.content.elements).slice(0, 400)}`);
     const box = await canvas.boundingBox();
+    assert.ok(button.bounds.y + button.bounds.height <= box.height, `the button ${JSON.stringify(button.bounds)} shows on the canvas ${JSON.stringify(box)}`);
     await page.mouse.click(box.x + button.bounds.x + button.bounds.width / 2, box.y + button.bounds.y + button.bounds.height / 2);
 
     // The page shows the tool's result, and the audit says who called.
@@ -141,6 +154,10 @@ describe('plugins in the window', { concurrency: false }, () => {
       const text = await inPage(tabId, "document.getElementById('result').textContent");
       assert.match(text, /"ok": true/, text);
       assert.match(text, /pong|caller/i, text);
+    }).catch(async (err) => {
+      await page.screenshot({ path: 'build/bin/e2e-plugins-click.png' }).catch(() => {});
+      const at = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200), [box.x + button.bounds.x + button.bounds.width / 2, box.y + button.bounds.y + button.bounds.height / 2]);
+      throw new Error(`${err.message}\nat the click point: ${at}\nbutton ${JSON.stringify(button.bounds)} canvas ${JSON.stringify(box)}`);
     });
     const q = await cli('audit_query', '--tools', '["app_ping"]', '--callers', '["plugin"]', '--limit', '5');
     assert.ok(
