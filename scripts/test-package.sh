@@ -106,7 +106,9 @@ step "new package: $new_deb ($(stat -c %s "$new_deb") bytes, Installed-Size $(dp
 
 # The older commit: the parent of the first commit with state version 3.
 if [ -z "${MEITH_OLD_COMMIT:-}" ]; then
-  v3=$(git log --format=%H --reverse -S'const CurrentVersion = 3' -- backend/state/types.go | head -n 1)
+  # awk reads to the end: with head, git log died of SIGPIPE under pipefail
+  # once a second commit (the move to version 4) matched.
+  v3=$(git log --format=%H --reverse -S'const CurrentVersion = 3' -- backend/state/types.go | awk 'NR == 1')
   [ -n "$v3" ] || fail "cannot find the commit that introduced state version 3 (set MEITH_OLD_COMMIT)"
   MEITH_OLD_COMMIT=$(git rev-parse "$v3^")
 fi
