@@ -94,7 +94,7 @@ func Log(ctx context.Context, r *repo.Repo, opts LogOptions) ([]LogEntry, error)
 		}
 	}
 	if strings.HasPrefix(opts.Ref, "-") {
-		return nil, &repo.ArgumentError{Field: "ref", Reason: fmt.Sprintf("%q starts with '-'", opts.Ref)}
+		return nil, &repo.ArgumentError{Field: "ref", Reason: "starts with '-' (a revision, not an option)"}
 	}
 	path := ""
 	if opts.Path != "" && opts.Path != "." && opts.Path != "./" {

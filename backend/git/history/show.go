@@ -94,7 +94,7 @@ func Show(ctx context.Context, r *repo.Repo, opts ShowOptions) (*ShowResult, err
 	case strings.TrimSpace(opts.Rev) == "":
 		return nil, &repo.ArgumentError{Field: "rev", Reason: "is required"}
 	case strings.HasPrefix(opts.Rev, "-"):
-		return nil, &repo.ArgumentError{Field: "rev", Reason: fmt.Sprintf("%q starts with '-'", opts.Rev)}
+		return nil, &repo.ArgumentError{Field: "rev", Reason: "starts with '-' (a revision, not an option)"}
 	case len(opts.Rev) > maxRevLen:
 		return nil, &repo.ArgumentError{Field: "rev", Reason: fmt.Sprintf("is longer than %d bytes", maxRevLen)}
 	}

@@ -363,9 +363,6 @@ func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]hi
 			return nil, err
 		}
 	}
-	if strings.HasPrefix(in.Ref, "-") {
-		return nil, registry.InvalidArg("ref", fmt.Sprintf("ref %q starts with '-'", in.Ref))
-	}
 	list, err := history.Log(ctx, rp, history.LogOptions{Limit: in.Limit, Path: path, Skip: in.Skip, Ref: in.Ref, Grep: in.Grep, Author: in.Author})
 	if err != nil {
 		return nil, toolError(err)
@@ -375,12 +372,8 @@ func (t *tools) log(ctx context.Context, call *registry.Call, in LogInput) ([]hi
 
 // show is git_show.
 func (t *tools) show(ctx context.Context, call *registry.Call, in ShowInput) (*history.ShowResult, error) {
-	if strings.TrimSpace(in.Rev) == "" {
-		return nil, registry.InvalidArg("rev", "rev is required")
-	}
-	if strings.HasPrefix(in.Rev, "-") {
-		return nil, registry.InvalidArg("rev", fmt.Sprintf("rev %q starts with '-'", in.Rev))
-	}
+	// history.Show checks rev (required, no leading '-', bounded); its
+	// *repo.ArgumentError becomes VALIDATION_ERROR naming the field.
 	rp, err := t.openRepo(ctx, call, in.Cwd)
 	if err != nil {
 		return nil, err
